@@ -1,0 +1,216 @@
+"""A whole catalogue as a folder of spreadsheets: load it, and write it back out.
+
+The folder holds one file per content type (``symbols/concepts.csv`` …) and, per target
+language, one translation file per content type (``translations/en/concepts.csv`` …); see
+``fixtures/`` for the starter catalogue. CSV, XLSX and JSON files are read (by extension).
+Loading is all or nothing: any error and the database is left exactly as it was.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tablib
+from django.conf import settings
+from django.db import transaction
+
+from cards.models import (
+    AlfonsCard,
+    ConceptCard,
+    Content,
+    SauschwerObject,
+    SignCard,
+    SignColour,
+    SignSymbol,
+    Slogan,
+    SymbolTile,
+)
+from cards.resources import RESOURCES, SymbolTileResource, translation_resource_for
+
+#: (file stem inside the folder, content model) in load order: referenced content first.
+CATALOGUE_FILES: tuple[tuple[str, type[Content]], ...] = (
+    ("symbols/concepts", ConceptCard),
+    ("symbols/symbol_tiles", SymbolTile),
+    ("sign/sign_symbols", SignSymbol),
+    ("sign/sign_colours", SignColour),
+    ("sign/sign_cards", SignCard),
+    ("slogan/slogans", Slogan),
+    ("slogan/alfons_cards", AlfonsCard),
+    ("sauschwer/objects", SauschwerObject),
+)
+FORMATS = {".csv": "csv", ".xlsx": "xlsx", ".json": "json"}
+
+
+class CatalogueError(Exception):
+    """The catalogue could not be loaded; nothing was changed."""
+
+
+@dataclass
+class FileReport:
+    path: str
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CatalogueReport:
+    files: list[FileReport] = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def errors(self) -> list[str]:
+        return [f"{f.path}: {e}" for f in self.files for e in f.errors]
+
+    @property
+    def changed(self) -> int:
+        return sum(f.new + f.updated for f in self.files)
+
+    def summary(self) -> str:
+        lines = []
+        for f in self.files:
+            lines.append(
+                f"{f.path}: {f.new} new, {f.updated} updated, {f.unchanged} unchanged"
+                + (f", {len(f.errors)} errors" if f.errors else "")
+            )
+        return "\n".join(lines)
+
+
+class _Rollback(Exception):
+    pass
+
+
+def _relative(path: Path, directory: Path) -> str:
+    return path.relative_to(directory).as_posix()
+
+
+def _find(directory: Path, stem: str) -> Path | None:
+    for suffix in FORMATS:
+        path = directory / f"{stem}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+def read_dataset(path: Path) -> tablib.Dataset:
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise CatalogueError(f"{path.name}: unknown file type; use .csv, .xlsx or .json.")
+    try:
+        if fmt == "xlsx":
+            return tablib.Dataset().load(path.read_bytes(), format="xlsx")
+        text = path.read_text(encoding="utf-8-sig")
+        return tablib.Dataset().load(text, format=fmt)
+    except UnicodeDecodeError as exc:
+        raise CatalogueError(f"{path.name}: not UTF-8 text ({exc.reason}).") from None
+    except Exception as exc:  # tablib raises many kinds for a broken file
+        raise CatalogueError(f"{path.name}: cannot be read as {fmt.upper()} ({exc}).") from None
+
+
+def _describe_row_errors(result, report: FileReport) -> None:  # type: ignore[no-untyped-def]
+    for error in result.base_errors:
+        report.errors.append(str(error.error))
+    for number, errors in result.row_errors():
+        for error in errors:
+            report.errors.append(f"row {number + 1}: {error.error}")
+    for invalid in result.invalid_rows:
+        for column, messages in invalid.error_dict.items():
+            where = f"column `{column}`" if column != "__all__" else "the row"
+            for message in messages:
+                report.errors.append(f"row {invalid.number + 1}, {where}: {message}")
+
+
+def _import_file(resource, path: Path, label: str) -> FileReport:  # type: ignore[no-untyped-def]
+    report = FileReport(path=label)
+    dataset = read_dataset(path)
+    result = resource.import_data(
+        dataset, dry_run=False, use_transactions=True, rollback_on_validation_errors=True
+    )
+    totals = result.totals
+    report.new = totals.get("new", 0)
+    report.updated = totals.get("update", 0)
+    report.unchanged = totals.get("skip", 0)
+    _describe_row_errors(result, report)
+    return report
+
+
+def import_catalogue(directory: Path, *, dry_run: bool = False) -> CatalogueReport:
+    """Load every file of a catalogue folder; all or nothing."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise CatalogueError(f"{directory} is not a folder.")
+    report = CatalogueReport(dry_run=dry_run)
+    try:
+        with transaction.atomic():
+            for stem, model in CATALOGUE_FILES:
+                path = _find(directory, stem)
+                if path is None:
+                    continue
+                resource_class = RESOURCES[model]
+                resource = (
+                    SymbolTileResource(catalogue_dir=directory)
+                    if resource_class is SymbolTileResource
+                    else resource_class()
+                )
+                report.files.append(_import_file(resource, path, _relative(path, directory)))
+            for language in settings.KARTOTHEK_LANGUAGES[1:]:
+                for stem, model in CATALOGUE_FILES:
+                    if not model.TRANSLATABLE_FIELDS:
+                        continue
+                    name = stem.split("/")[-1]
+                    path = _find(directory / "translations" / language, name)
+                    if path is None:
+                        continue
+                    report.files.append(
+                        _import_file(
+                            translation_resource_for(model)(), path, _relative(path, directory)
+                        )
+                    )
+            if not report.files:
+                raise CatalogueError(f"{directory} holds no catalogue files.")
+            if report.errors or dry_run:
+                raise _Rollback
+    except _Rollback:
+        pass
+    return report
+
+
+def _write(dataset: tablib.Dataset, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(dataset.headers)
+    for row in dataset:
+        writer.writerow(["" if value is None else value for value in row])
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+
+
+def export_catalogue(directory: Path) -> list[Path]:
+    """Write the whole catalogue (pictures included) as a folder import_catalogue reads."""
+    directory = Path(directory)
+    written: list[Path] = []
+    for stem, model in CATALOGUE_FILES:
+        path = directory / f"{stem}.csv"
+        _write(RESOURCES[model]().export(), path)
+        written.append(path)
+        if model is SymbolTile:
+            for tile in SymbolTile.objects.exclude(image=""):
+                picture = directory / "symbols" / "pictures" / f"{tile.key}.png"
+                picture.parent.mkdir(parents=True, exist_ok=True)
+                with tile.image.open("rb") as handle:
+                    picture.write_bytes(handle.read())
+                written.append(picture)
+    for language in settings.KARTOTHEK_LANGUAGES[1:]:
+        for stem, model in CATALOGUE_FILES:
+            if not model.TRANSLATABLE_FIELDS:
+                continue
+            resource = translation_resource_for(model)()
+            rows = [r for r in resource.get_queryset() if r.language == language]
+            path = directory / "translations" / language / f"{stem.split('/')[-1]}.csv"
+            _write(resource.export(queryset=rows), path)
+            written.append(path)
+    return written

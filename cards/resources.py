@@ -1,0 +1,478 @@
+"""django-import-export resources: one per content type, matched on the stable ``key``.
+
+The admin, ``import_catalogue`` / ``export_catalogue`` and the fixtures all go through these
+classes, so a rule checked here (or in the models they clean) holds for every path in.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.db import models
+from import_export import fields, resources, widgets
+
+from cards.models import (
+    AlfonsCard,
+    ConceptCard,
+    Content,
+    SauschwerObject,
+    SignCard,
+    SignColour,
+    SignSymbol,
+    Slogan,
+    SloganCard,
+    SloganOption,
+    SymbolTile,
+    Translatable,
+    Translation,
+    TranslationState,
+    option_problems,
+)
+from cards.pictures import TABLER_LICENCE, TABLER_SOURCE, render_icon, validate_picture
+from cards.text import validate_key
+
+
+class KeyedResource(resources.ModelResource):
+    """Rows are matched on ``key``; an unchanged row is reported as skipped, not saved."""
+
+    class Meta:
+        abstract = True
+        import_id_fields = ("key",)
+        skip_unchanged = True
+        report_skipped = True
+        clean_model_instances = True
+        use_transactions = True
+        exclude = ("id", "norm", "created_at", "updated_at")
+
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().order_by("key")
+
+
+class StrictBooleanWidget(widgets.BooleanWidget):
+    """true/false, yes/no, 1/0 or empty (= false); anything else is an error, not False."""
+
+    TRUE = {"1", "true", "yes", "y", "ja", "wahr", "x"}
+    FALSE = {"0", "false", "no", "n", "nein", "falsch", ""}
+
+    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> bool:
+        if isinstance(value, bool):
+            return value
+        text = "" if value is None else str(value).strip().lower()
+        if text in self.TRUE:
+            return True
+        if text in self.FALSE:
+            return False
+        raise ValueError(f"“{value}” is not true or false.")
+
+    def render(self, value: Any, obj: Any = None, **kwargs: Any) -> str:
+        return "true" if value else "false"
+
+
+class WholeNumberWidget(widgets.IntegerWidget):
+    """A whole number; '12.0' from a spreadsheet is fine, '12.5' or 'zwölf' is not."""
+
+    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> int | None:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        try:
+            number = float(str(value).strip().replace("_", ""))
+        except ValueError:
+            raise ValueError(f"“{value}” is not a whole number.") from None
+        if not number.is_integer():
+            raise ValueError(f"“{value}” is not a whole number.")
+        return int(number)
+
+
+class KeyWidget(widgets.ForeignKeyWidget):
+    """A reference to another card by its key, with a message naming the missing key."""
+
+    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> Any:
+        if value in (None, ""):
+            return None
+        try:
+            return self.get_queryset(value, row, **kwargs).get(key=str(value).strip())
+        except self.model.DoesNotExist:
+            raise ValueError(
+                f"There is no {self.model._meta.verbose_name} with the key “{value}”."
+            ) from None
+
+
+class ConceptCardResource(KeyedResource):
+    class Meta(KeyedResource.Meta):
+        model = ConceptCard
+        fields = ("key", "text")
+
+
+class SymbolTileResource(KeyedResource):
+    """Symbol tiles; the picture is drawn from a Tabler icon, or read from a catalogue folder."""
+
+    is_extra = fields.Field(attribute="is_extra", column_name="is_extra", widget=StrictBooleanWidget())
+    position = fields.Field(attribute="position", column_name="position", widget=WholeNumberWidget())
+    picture = fields.Field(column_name="picture", attribute=None)
+
+    class Meta(KeyedResource.Meta):
+        model = SymbolTile
+        fields = (
+            "key", "name", "icon", "is_extra", "position", "picture", "image_source", "image_licence",
+        )
+
+    def __init__(self, catalogue_dir: Path | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.catalogue_dir = catalogue_dir
+
+    def dehydrate_picture(self, tile: SymbolTile) -> str:
+        return f"symbols/pictures/{tile.key}.png" if tile.image else ""
+
+    def import_instance(self, instance: SymbolTile, row: dict, **kwargs: Any) -> None:
+        previous_icon = instance.icon if instance.pk else None
+        super().import_instance(instance, row, **kwargs)
+        picture = (row.get("picture") or "").strip()
+        if picture:
+            instance._picture_bytes = self._read_picture(picture)  # type: ignore[attr-defined]
+        elif instance.icon and (
+            not instance.image or instance.icon != previous_icon or not _file_exists(instance.image)
+        ):
+            try:
+                instance._picture_bytes = render_icon(instance.icon)  # type: ignore[attr-defined]
+            except ValidationError as exc:
+                raise ValidationError({"icon": exc.messages}) from None
+            instance.image_source = instance.image_source or TABLER_SOURCE
+            instance.image_licence = instance.image_licence or TABLER_LICENCE
+        data = getattr(instance, "_picture_bytes", None)
+        if data is not None:
+            # An uncommitted file: full_clean checks it, and saving the tile stores it
+            # under symbols/<key>.png.
+            instance.image = ContentFile(data, name=f"{instance.key}.png")
+
+    def _read_picture(self, relative: str) -> bytes:
+        if self.catalogue_dir is None:
+            raise ValidationError({"picture": "Pictures can only be read from a catalogue folder."})
+        base = self.catalogue_dir.resolve()
+        path = (base / relative).resolve()
+        if base not in path.parents or not path.is_file():
+            raise ValidationError({"picture": f"The picture file “{relative}” is not in the folder."})
+        data = path.read_bytes()
+        upload = ContentFile(data, name=path.name)
+        try:
+            validate_picture(upload)
+        except ValidationError as exc:
+            raise ValidationError({"picture": exc.messages}) from None
+        return data
+
+    def skip_row(self, instance: SymbolTile, original: SymbolTile, row: dict, import_validation_errors=None) -> bool:  # type: ignore[no-untyped-def]
+        data = getattr(instance, "_picture_bytes", None)
+        if data is not None and _file_bytes(original.image) != data:
+            return False
+        return super().skip_row(instance, original, row, import_validation_errors)
+
+
+def _file_bytes(image: Any) -> bytes | None:
+    if not _file_exists(image):
+        return None
+    with image.storage.open(image.name, "rb") as handle:
+        return handle.read()
+
+
+def _file_exists(image: Any) -> bool:
+    try:
+        return bool(image.name) and image.storage.exists(image.name)
+    except (ValueError, OSError):
+        return False
+
+
+class SignSymbolResource(KeyedResource):
+    position = fields.Field(attribute="position", column_name="position", widget=WholeNumberWidget())
+
+    class Meta(KeyedResource.Meta):
+        model = SignSymbol
+        fields = ("key", "name", "icon", "position")
+
+
+class SignColourResource(KeyedResource):
+    position = fields.Field(attribute="position", column_name="position", widget=WholeNumberWidget())
+
+    class Meta(KeyedResource.Meta):
+        model = SignColour
+        fields = ("key", "name", "hex", "mark", "position")
+
+
+class SignCardResource(KeyedResource):
+    symbol = fields.Field(attribute="symbol", column_name="symbol", widget=KeyWidget(SignSymbol, "key"))
+    colour = fields.Field(attribute="colour", column_name="colour", widget=KeyWidget(SignColour, "key"))
+
+    class Meta(KeyedResource.Meta):
+        model = SignCard
+        fields = ("key", "symbol", "colour")
+
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().select_related("symbol", "colour")
+
+
+class SloganCardWidget(widgets.ForeignKeyWidget):
+    """The card a slogan is printed on; a card that does not exist yet is created."""
+
+    def __init__(self) -> None:
+        super().__init__(SloganCard, "key")
+
+    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> SloganCard | None:
+        key = "" if value is None else str(value).strip()
+        if not key:
+            return None
+        card = SloganCard.objects.filter(key=key).first()
+        if card is None:
+            card = SloganCard(key=key)
+            try:
+                validate_key(key)
+            except ValidationError as exc:
+                raise ValueError(exc.messages[0]) from None
+            card.save()
+        return card
+
+
+OPTION_COLUMNS = ("option_1", "option_2", "option_3", "option_4")
+
+
+class SloganResource(KeyedResource):
+    """One row per slogan: its card and side, its text, its four options and the correct one."""
+
+    card = fields.Field(attribute="card", column_name="card", widget=SloganCardWidget())
+    side = fields.Field(attribute="side", column_name="side", widget=WholeNumberWidget())
+    option_1 = fields.Field(column_name="option_1", attribute=None)
+    option_2 = fields.Field(column_name="option_2", attribute=None)
+    option_3 = fields.Field(column_name="option_3", attribute=None)
+    option_4 = fields.Field(column_name="option_4", attribute=None)
+    correct = fields.Field(column_name="correct", attribute=None)
+    keep_german = fields.Field(
+        attribute="keep_german", column_name="keep_german", widget=StrictBooleanWidget()
+    )
+
+    class Meta(KeyedResource.Meta):
+        model = Slogan
+        fields = ("card", "side", "key", "text", *OPTION_COLUMNS, "correct", "keep_german", "source")
+
+    def get_queryset(self) -> models.QuerySet:
+        return (
+            Slogan.objects.select_related("card")
+            .prefetch_related("options")
+            .order_by("card__key", "side")
+        )
+
+    def _options(self, slogan: Slogan) -> list[SloganOption]:
+        return sorted(slogan.options.all(), key=lambda o: o.position)
+
+    def dehydrate_option_1(self, slogan: Slogan) -> str:
+        return self._option_text(slogan, 1)
+
+    def dehydrate_option_2(self, slogan: Slogan) -> str:
+        return self._option_text(slogan, 2)
+
+    def dehydrate_option_3(self, slogan: Slogan) -> str:
+        return self._option_text(slogan, 3)
+
+    def dehydrate_option_4(self, slogan: Slogan) -> str:
+        return self._option_text(slogan, 4)
+
+    def _option_text(self, slogan: Slogan, position: int) -> str:
+        return next((o.text for o in self._options(slogan) if o.position == position), "")
+
+    def dehydrate_correct(self, slogan: Slogan) -> str:
+        return next((str(o.position) for o in self._options(slogan) if o.is_correct), "")
+
+    def import_instance(self, instance: Slogan, row: dict, **kwargs: Any) -> None:
+        errors: dict[str, Any] = {}
+        try:
+            super().import_instance(instance, row, **kwargs)
+        except ValidationError as exc:
+            errors = exc.update_error_dict(errors)
+        missing = [c for c in (*OPTION_COLUMNS, "correct") if c not in row]
+        if missing:
+            errors["correct"] = f"The columns {', '.join(missing)} are missing."
+        else:
+            texts = [str(row[c] or "").strip() for c in OPTION_COLUMNS]
+            correct = str(row["correct"] or "").strip()
+            if correct.endswith(".0"):
+                correct = correct[:-2]
+            if correct not in {"1", "2", "3", "4"}:
+                errors["correct"] = f"“{row['correct']}” is not the number (1–4) of the correct option."
+            else:
+                flags = [str(i) == correct for i in range(1, 5)]
+                for message in option_problems(texts, flags):
+                    errors.setdefault("option_1", []).append(message)
+                instance._pending_options = list(zip(texts, flags, strict=True))  # type: ignore[attr-defined]
+        if errors:
+            raise ValidationError(errors)
+
+    def skip_row(self, instance: Slogan, original: Slogan, row: dict, import_validation_errors=None) -> bool:  # type: ignore[no-untyped-def]
+        pending = getattr(instance, "_pending_options", None)
+        if pending is not None and original.pk:
+            current = [(o.text, o.is_correct) for o in self._options(original)]
+            if current != pending:
+                return False
+        elif pending is not None:
+            return False
+        return super().skip_row(instance, original, row, import_validation_errors)
+
+    def after_save_instance(self, instance: Slogan, row: dict, **kwargs: Any) -> None:
+        pending = getattr(instance, "_pending_options", None)
+        if pending is None:
+            return
+        existing = {o.position: o for o in instance.options.all()}
+        # Unmark the old correct option first: at most one option may be correct at a time.
+        for position, (text, is_correct) in enumerate(pending, start=1):
+            option = existing.get(position)
+            if option is not None and option.is_correct and not is_correct:
+                option.is_correct = False
+                option.save(update_fields=["is_correct"])
+        for position, (text, is_correct) in enumerate(pending, start=1):
+            option = existing.get(position) or SloganOption(slogan=instance, position=position)
+            if option.pk and option.text == text and option.is_correct == is_correct:
+                continue
+            option.text = text
+            option.is_correct = is_correct
+            option.full_clean(validate_unique=False, validate_constraints=False)
+            option.save()
+
+
+class AlfonsCardResource(KeyedResource):
+    amount = fields.Field(attribute="amount", column_name="amount", widget=WholeNumberWidget())
+
+    class Meta(KeyedResource.Meta):
+        model = AlfonsCard
+        fields = ("key", "text", "effect", "amount", "target")
+
+
+class SauschwerObjectResource(KeyedResource):
+    weight_g = fields.Field(attribute="weight_g", column_name="weight_g", widget=WholeNumberWidget())
+
+    class Meta(KeyedResource.Meta):
+        model = SauschwerObject
+        fields = ("key", "name", "weight_g", "source")
+
+
+# --- translations ------------------------------------------------------------------------
+
+
+class TranslationResource(resources.ModelResource):
+    """Translations of one content type: one row per (key, field, language).
+
+    Slogans address their answer options as the fields ``option_1`` … ``option_4``.
+    """
+
+    content_model: ClassVar[type[Content]]
+
+    key = fields.Field(column_name="key", attribute=None)
+    field = fields.Field(column_name="field", attribute=None)
+    language = fields.Field(column_name="language", attribute="language")
+    text = fields.Field(column_name="text", attribute="text")
+    state = fields.Field(column_name="state", attribute="state")
+
+    class Meta:
+        model = Translation
+        fields = ("key", "field", "language", "text", "state")
+        import_id_fields = ("key", "field", "language")
+        skip_unchanged = True
+        report_skipped = True
+        clean_model_instances = True
+        use_transactions = True
+
+    # Which object and model field a (key, field) pair of a row points at.
+    def _target(self, row: dict) -> tuple[Translatable, str]:
+        key = str(row.get("key") or "").strip()
+        label = str(row.get("field") or "").strip()
+        model = self.content_model
+        obj = model._default_manager.filter(key=key).first()
+        if obj is None:
+            raise ValidationError(
+                {"key": f"There is no {model._meta.verbose_name} with the key “{key}”."}
+            )
+        if model is Slogan and label in OPTION_COLUMNS:
+            option = SloganOption.objects.filter(slogan=obj, position=int(label[-1])).first()
+            if option is None:
+                raise ValidationError({"field": f"The slogan “{key}” has no {label}."})
+            return option, "text"
+        valid = list(model.TRANSLATABLE_FIELDS) + (list(OPTION_COLUMNS) if model is Slogan else [])
+        if label not in model.TRANSLATABLE_FIELDS:
+            raise ValidationError(
+                {"field": f"“{label}” is not a translatable field; use one of: {', '.join(valid)}."}
+            )
+        return obj, label
+
+    def get_instance(self, instance_loader: Any, row: dict) -> Translation | None:
+        try:
+            obj, field = self._target(row)
+        except ValidationError:
+            return None  # init_instance reports it
+        return Translation.objects.filter(
+            content_type=_content_type(type(obj)),
+            object_id=obj.pk,
+            field=field,
+            language=str(row.get("language") or "").strip(),
+        ).first()
+
+    def init_instance(self, row: dict | None = None) -> Translation:
+        obj, field = self._target(row or {})
+        return Translation(content_object=obj, field=field)
+
+    def import_instance(self, instance: Translation, row: dict, **kwargs: Any) -> None:
+        super().import_instance(instance, row, **kwargs)
+        instance.language = (instance.language or "").strip()
+        instance.state = (instance.state or "").strip() or TranslationState.TRANSLATED
+
+    def get_queryset(self) -> models.QuerySet:
+        types = [_content_type(self.content_model)]
+        if self.content_model is Slogan:
+            types.append(_content_type(SloganOption))
+        return (
+            Translation.objects.filter(content_type__in=types)
+            .prefetch_related("content_object")
+            .order_by("content_type_id", "object_id", "field", "language")
+        )
+
+    def export(self, queryset: Any = None, **kwargs: Any):  # type: ignore[no-untyped-def]
+        rows = list(queryset if queryset is not None else self.get_queryset())
+        if self.content_model is Slogan:
+            options = [r.content_object for r in rows if isinstance(r.content_object, SloganOption)]
+            slogans = Slogan.objects.in_bulk({o.slogan_id for o in options})
+            for option in options:
+                option.slogan = slogans[option.slogan_id]
+        rows.sort(key=lambda r: (self.dehydrate_key(r), self.dehydrate_field(r), r.language))
+        return super().export(queryset=rows, **kwargs)
+
+    def dehydrate_key(self, row: Translation) -> str:
+        return row.content_object.key
+
+    def dehydrate_field(self, row: Translation) -> str:
+        obj = row.content_object
+        if isinstance(obj, SloganOption):
+            return f"option_{obj.position}"
+        return row.field
+
+
+def _content_type(model: type[models.Model]):  # type: ignore[no-untyped-def]
+    from django.contrib.contenttypes.models import ContentType
+
+    return ContentType.objects.get_for_model(model)
+
+
+def translation_resource_for(model: type[Content]) -> type[TranslationResource]:
+    return type(
+        f"{model.__name__}TranslationResource",
+        (TranslationResource,),
+        {"content_model": model, "Meta": TranslationResource.Meta},
+    )
+
+
+#: Content model -> its resource.
+RESOURCES: dict[type[Content], type[KeyedResource]] = {
+    ConceptCard: ConceptCardResource,
+    SymbolTile: SymbolTileResource,
+    SignSymbol: SignSymbolResource,
+    SignColour: SignColourResource,
+    SignCard: SignCardResource,
+    Slogan: SloganResource,
+    AlfonsCard: AlfonsCardResource,
+    SauschwerObject: SauschwerObjectResource,
+}

@@ -1,0 +1,200 @@
+"""Rules for the catalogue as a whole, checked by ``manage.py validate_content``.
+
+Each model checks its own row when it is saved (admin, import); this module checks what no
+single row can see (counts, duplicates, decks, translations whose source moved on) and reruns
+the row checks, so content that reached the database some other way is caught too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
+
+from cards.models import (
+    CONTENT_MODELS,
+    AlfonsCard,
+    ConceptCard,
+    SignCard,
+    SignColour,
+    SignSymbol,
+    Slogan,
+    SloganCard,
+    SymbolTile,
+    Translation,
+    TranslationState,
+    alfons_effect_problems,
+    option_problems,
+)
+from cards.resources import _file_exists
+from cards.text import normalise
+
+MIN_CONCEPTS = 8  # one board of eight concept cards
+MIN_BASE_SYMBOLS = 7  # up to seven markers a round, each on its own symbol
+MIN_COLOURS_PER_SIGN_SYMBOL = 5  # a quintet is one symbol in five colours
+MIN_SIGN_CARDS = 25  # four players' hands of five and the five table cards
+
+
+@dataclass(frozen=True)
+class Problem:
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+def _label(obj) -> str:  # type: ignore[no-untyped-def]
+    return f"{obj._meta.verbose_name} '{obj.key}'"
+
+
+def _row_problems(model) -> list[Problem]:  # type: ignore[no-untyped-def]
+    problems = []
+    queryset = model._default_manager.all()
+    if model is SignCard:
+        queryset = queryset.select_related("symbol", "colour")
+    for obj in queryset:
+        try:
+            obj.clean_fields()
+        except ValidationError as exc:
+            for name, messages in exc.message_dict.items():
+                problems.extend(Problem(_label(obj), f"{name}: {m}") for m in messages)
+        if isinstance(obj, SymbolTile):
+            if not obj.image and not obj.icon:
+                problems.append(Problem(_label(obj), "has no picture."))
+            elif obj.image and not _file_exists(obj.image):
+                problems.append(Problem(_label(obj), f"its picture file {obj.image.name} is missing."))
+        if isinstance(obj, AlfonsCard):
+            for name, message in alfons_effect_problems(obj.effect, obj.amount, obj.target).items():
+                problems.append(Problem(_label(obj), f"{name}: {message}"))
+    if model.TEXT_FIELD:
+        seen: dict[str, list[str]] = defaultdict(list)
+        for key, text in queryset.values_list("key", model.TEXT_FIELD):
+            seen[normalise(text)].append(key)
+        for keys in seen.values():
+            if len(keys) > 1:
+                problems.append(
+                    Problem(
+                        f"{model._meta.verbose_name_plural}",
+                        "the same text after normalisation: " + ", ".join(sorted(keys)),
+                    )
+                )
+    return problems
+
+
+def _count_problems() -> list[Problem]:
+    problems = []
+    concepts = ConceptCard.objects.count()
+    if concepts < MIN_CONCEPTS:
+        problems.append(
+            Problem("concept cards", f"only {concepts}; a board needs at least {MIN_CONCEPTS}.")
+        )
+    base = SymbolTile.objects.filter(is_extra=False).count()
+    if base < MIN_BASE_SYMBOLS:
+        problems.append(
+            Problem("symbol tiles", f"only {base} base tiles; a round needs at least {MIN_BASE_SYMBOLS}.")
+        )
+    deck = SignCard.objects.count()
+    if deck < MIN_SIGN_CARDS:
+        problems.append(
+            Problem("Sign deck", f"only {deck} cards; four players need at least {MIN_SIGN_CARDS}.")
+        )
+    colours_of: dict[int, set[int]] = defaultdict(set)
+    for symbol_id, colour_id in SignCard.objects.values_list("symbol_id", "colour_id"):
+        colours_of[symbol_id].add(colour_id)
+    for symbol in SignSymbol.objects.all():
+        n = len(colours_of[symbol.pk])
+        if n < MIN_COLOURS_PER_SIGN_SYMBOL:
+            problems.append(
+                Problem(
+                    _label(symbol),
+                    f"appears in {n} colours; a quintet needs {MIN_COLOURS_PER_SIGN_SYMBOL}.",
+                )
+            )
+    if SignSymbol.objects.exists() and SignColour.objects.count() < MIN_COLOURS_PER_SIGN_SYMBOL:
+        problems.append(Problem("Sign colours", "a quintet needs at least five colours."))
+    return problems
+
+
+def _slogan_problems() -> list[Problem]:
+    problems = []
+    for slogan in Slogan.objects.prefetch_related("options"):
+        options = sorted(slogan.options.all(), key=lambda o: o.position)
+        for message in option_problems([o.text for o in options], [o.is_correct for o in options]):
+            problems.append(Problem(_label(slogan), message))
+    sides: dict[int, list[int]] = defaultdict(list)
+    for card_id, side in Slogan.objects.values_list("card_id", "side"):
+        sides[card_id].append(side)
+    for card in SloganCard.objects.all():
+        if sorted(sides[card.pk]) != [1, 2]:
+            problems.append(Problem(_label(card), "a slogan card needs a slogan on side 1 and on side 2."))
+    return problems
+
+
+def _translation_problems() -> list[Problem]:
+    problems = []
+    languages = settings.KARTOTHEK_LANGUAGES[1:]
+    rows = Translation.objects.select_related("content_type").prefetch_related("content_object")
+    by_type_language: dict[tuple[int, str, str], list[tuple[str, str]]] = defaultdict(list)
+    for row in rows:
+        obj = row.content_object
+        if obj is None:
+            problems.append(
+                Problem(f"translation #{row.pk}", "belongs to a card that no longer exists.")
+            )
+            continue
+        where = f"{_label_of_translation(obj)} [{row.field}, {row.language}]"
+        if row.language not in languages:
+            problems.append(Problem(where, f"'{row.language}' is not a configured language."))
+        if row.field not in type(obj).TRANSLATABLE_FIELDS:
+            problems.append(Problem(where, f"'{row.field}' is not a translatable field."))
+            continue
+        if row.state == TranslationState.NEEDS_EDITING:
+            problems.append(
+                Problem(where, f"needs editing: the source changed from “{row.source_text}” "
+                        f"to “{row.current_source}”.")
+            )
+        elif row.is_outdated:
+            problems.append(
+                Problem(where, f"was made from “{row.source_text}”, but the source is now "
+                        f"“{row.current_source}”.")
+            )
+        if row.state != TranslationState.NEEDS_EDITING and not row.text.strip():
+            problems.append(Problem(where, "is empty but marked as done."))
+        if row.text.strip() and type(obj).__name__ != "SloganOption":
+            by_type_language[(row.content_type_id, row.field, row.language)].append(
+                (normalise(row.text), _label_of_translation(obj))
+            )
+    for (type_id, field, language), entries in by_type_language.items():
+        counts = Counter(norm for norm, _ in entries)
+        for norm, n in counts.items():
+            if n > 1:
+                owners = sorted(label for m, label in entries if m == norm)
+                model = ContentType.objects.get_for_id(type_id).model_class()
+                problems.append(
+                    Problem(
+                        f"{model._meta.verbose_name_plural} [{field}, {language}]",
+                        "the same translation after normalisation: " + ", ".join(owners),
+                    )
+                )
+    return problems
+
+
+def _label_of_translation(obj) -> str:  # type: ignore[no-untyped-def]
+    if hasattr(obj, "slogan_id"):
+        return f"answer option {obj.position} of slogan '{obj.slogan.key}'"
+    return _label(obj)
+
+
+def find_problems() -> list[Problem]:
+    """Every violation of the content rules across the catalogue."""
+    problems: list[Problem] = []
+    for model in CONTENT_MODELS:
+        problems.extend(_row_problems(model))
+    problems.extend(_count_problems())
+    problems.extend(_slogan_problems())
+    problems.extend(_translation_problems())
+    return problems

@@ -1,0 +1,133 @@
+"""Kartothek settings, read from environment variables.
+
+SECRET_KEY   required unless DEBUG is on
+DEBUG        1/0 (default 0)
+ALLOWED_HOSTS comma-separated (default: localhost names when DEBUG is on, none otherwise)
+DATABASE_URL  e.g. postgres://user:pass@host:5432/name (default: SQLite file var/kartothek.sqlite3)
+KARTOTHEK_LANGUAGES comma-separated language codes, source language first (default: de,en)
+KARTOTHEK_VAR_DIR   where generated files go (default: var/ beside manage.py)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from kartothek.env import env_bool, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("KARTOTHEK_VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. Set the SECRET_KEY environment variable "
+            "(or DEBUG=1 for local development, where a throw-away key is used)."
+        )
+    SECRET_KEY = "insecure-development-key-do-not-use-in-production"  # noqa: S105
+
+ALLOWED_HOSTS = env_list(
+    "ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else []
+)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "import_export",
+    "cards",
+    "exports",
+    "games",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "kartothek.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "kartothek.wsgi.application"
+
+_sqlite_default = f"sqlite:///{VAR_DIR / 'kartothek.sqlite3'}"
+DATABASES = {
+    "default": dj_database_url.parse(env_str("DATABASE_URL", _sqlite_default), conn_max_age=60)
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Writers queue instead of failing with "database is locked" (SQLite ignores
+    # select_for_update, so IMMEDIATE transactions are what serialises writes).
+    DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "Europe/Berlin"
+USE_I18N = True
+USE_TZ = True
+
+# Content languages: the first is the source language of every card text.
+KARTOTHEK_LANGUAGES = env_list("KARTOTHEK_LANGUAGES", ["de", "en"])
+if not KARTOTHEK_LANGUAGES or KARTOTHEK_LANGUAGES[0] != "de":
+    raise ImproperlyConfigured("KARTOTHEK_LANGUAGES must start with the source language 'de'.")
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+MEDIA_URL = "media/"
+MEDIA_ROOT = VAR_DIR / "media"
+
+# Uploads: keep big files off the heap, and refuse absurd request bodies early.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10_485_760
+
+IMPORT_EXPORT_SKIP_ADMIN_LOG = False
+IMPORT_EXPORT_IMPORT_PERMISSION_CODE = "change"
+IMPORT_EXPORT_EXPORT_PERMISSION_CODE = "view"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+}
+
+STORAGES = {
+    # Pictures are stored under stable names (symbols/<key>.png): a new picture for a tile
+    # replaces the old file instead of piling up renamed copies.
+    "default": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"allow_overwrite": True},
+    },
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
