@@ -397,7 +397,7 @@ class GameFilter(admin.SimpleListFilter):
             return queryset
         from cards.models import TRANSLATABLE_MODELS
 
-        models = [m for m in TRANSLATABLE_MODELS if m.GAME == self.value()]
+        models = [m for m in TRANSLATABLE_MODELS if self.value() == m.GAME]
         types = ContentType.objects.get_for_models(*models).values()
         return queryset.filter(content_type__in=types)
 

@@ -83,6 +83,18 @@ class Translation(models.Model):
     def __str__(self) -> str:
         return f"{self.language}: {self.text[:60]}"
 
+    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        # A translation confirmed as translated or approved is made from today's source; one
+        # that needs editing keeps the source it was made from, so the change stays visible.
+        if self.state != TranslationState.NEEDS_EDITING or not self.source_text:
+            self.source_text = self.current_source
+            self.state_before_change = ""
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {
+                    *kwargs["update_fields"], "source_text", "state_before_change"
+                }
+        super().save(*args, **kwargs)
+
     def clean(self) -> None:
         errors: dict[str, str] = {}
         languages = settings.KARTOTHEK_LANGUAGES
@@ -104,18 +116,6 @@ class Translation(models.Model):
             )
         if errors:
             raise ValidationError(errors)
-
-    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        # A translation confirmed as translated or approved is made from today's source; one
-        # that needs editing keeps the source it was made from, so the change stays visible.
-        if self.state != TranslationState.NEEDS_EDITING or not self.source_text:
-            self.source_text = self.current_source
-            self.state_before_change = ""
-            if kwargs.get("update_fields") is not None:
-                kwargs["update_fields"] = {
-                    *kwargs["update_fields"], "source_text", "state_before_change"
-                }
-        super().save(*args, **kwargs)
 
     @property
     def current_source(self) -> str:
@@ -143,6 +143,16 @@ class Translatable(models.Model):
     class Meta:
         abstract = True
 
+    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        changed = self.changed_sources()
+        super().save(*args, **kwargs)
+        if changed:
+            from cards.translation import source_changed
+
+            for field, (_old, new) in changed.items():
+                source_changed(self, field, new)
+        self._loaded_sources = {name: getattr(self, name) for name in self.TRANSLATABLE_FIELDS}
+
     @classmethod
     def from_db(cls, db, field_names, values):  # type: ignore[no-untyped-def]
         instance = super().from_db(db, field_names, values)
@@ -162,16 +172,6 @@ class Translatable(models.Model):
             for name in self.TRANSLATABLE_FIELDS
             if name in loaded and loaded[name] != getattr(self, name)
         }
-
-    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        changed = self.changed_sources()
-        super().save(*args, **kwargs)
-        if changed:
-            from cards.translation import source_changed
-
-            for field, (_old, new) in changed.items():
-                source_changed(self, field, new)
-        self._loaded_sources = {name: getattr(self, name) for name in self.TRANSLATABLE_FIELDS}
 
     def translation(self, field: str, language: str) -> Translation | None:
         """The translation of a field, from prefetched rows when they are there."""
@@ -212,13 +212,13 @@ class Content(Translatable):
     class Meta:
         abstract = True
 
-    def natural_key(self) -> tuple[str]:
-        return (self.key,)
-
     def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         if self.TEXT_FIELD:
             self.norm = normalise(getattr(self, self.TEXT_FIELD))[:255]
         super().save(*args, **kwargs)
+
+    def natural_key(self) -> tuple[str]:
+        return (self.key,)
 
     def clean(self) -> None:
         super().clean()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
+from functools import lru_cache
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
@@ -27,10 +29,8 @@ def validate_picture(file) -> None:  # type: ignore[no-untyped-def]
         raise ValidationError(
             f"The picture is {size / 1_048_576:.1f} MB; at most {MAX_PICTURE_BYTES // 1_048_576} MB."
         )
-    try:
+    with contextlib.suppress(AttributeError, OSError, ValueError):
         file.seek(0)
-    except (AttributeError, OSError, ValueError):
-        pass
     try:
         with Image.open(file) as image:
             # Image.open reads only the header: check the size before decoding anything.
@@ -51,14 +51,14 @@ def validate_picture(file) -> None:  # type: ignore[no-untyped-def]
     except ValidationError:
         raise
     except Image.DecompressionBombError as exc:
-        raise ValidationError("The picture is too large to open safely.") from exc
+        raise ValidationError(
+            f"The picture is too large to open safely (at most {MAX_SIDE_PX} px a side)."
+        ) from exc
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise ValidationError("This file is not a picture that can be opened (or it is broken).") from exc
     finally:
-        try:
+        with contextlib.suppress(AttributeError, OSError, ValueError):
             file.seek(0)
-        except (AttributeError, OSError, ValueError):
-            pass
 
 
 def tabler_icon_path(icon: str) -> Path:
@@ -71,6 +71,7 @@ def tabler_icon_path(icon: str) -> Path:
     return path
 
 
+@lru_cache(maxsize=512)
 def render_icon(icon: str, *, size: int = TILE_PX, ink: str = INK) -> bytes:
     """A square PNG of a Tabler outline icon, dark strokes on transparent ground."""
     import resvg_py

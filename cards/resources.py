@@ -162,7 +162,9 @@ class SymbolTileResource(KeyedResource):
             raise ValidationError({"picture": exc.messages}) from None
         return data
 
-    def skip_row(self, instance: SymbolTile, original: SymbolTile, row: dict, import_validation_errors=None) -> bool:  # type: ignore[no-untyped-def]
+    def skip_row(  # type: ignore[no-untyped-def]
+        self, instance: SymbolTile, original: SymbolTile, row: dict, import_validation_errors=None
+    ) -> bool:
         data = getattr(instance, "_picture_bytes", None)
         if data is not None and _file_bytes(original.image) != data:
             return False
@@ -305,7 +307,9 @@ class SloganResource(KeyedResource):
         if errors:
             raise ValidationError(errors)
 
-    def skip_row(self, instance: Slogan, original: Slogan, row: dict, import_validation_errors=None) -> bool:  # type: ignore[no-untyped-def]
+    def skip_row(  # type: ignore[no-untyped-def]
+        self, instance: Slogan, original: Slogan, row: dict, import_validation_errors=None
+    ) -> bool:
         pending = getattr(instance, "_pending_options", None)
         if pending is not None and original.pk:
             current = [(o.text, o.is_correct) for o in self._options(original)]
@@ -321,7 +325,7 @@ class SloganResource(KeyedResource):
             return
         existing = {o.position: o for o in instance.options.all()}
         # Unmark the old correct option first: at most one option may be correct at a time.
-        for position, (text, is_correct) in enumerate(pending, start=1):
+        for position, (_text, is_correct) in enumerate(pending, start=1):
             option = existing.get(position)
             if option is not None and option.is_correct and not is_correct:
                 option.is_correct = False
@@ -417,9 +421,18 @@ class TranslationResource(resources.ModelResource):
         return Translation(content_object=obj, field=field)
 
     def import_instance(self, instance: Translation, row: dict, **kwargs: Any) -> None:
+        stored_text, stored_state = instance.text, instance.state
         super().import_instance(instance, row, **kwargs)
         instance.language = (instance.language or "").strip()
         instance.state = (instance.state or "").strip() or TranslationState.TRANSLATED
+        if (
+            instance.pk
+            and stored_state == TranslationState.NEEDS_EDITING
+            and instance.text == stored_text
+        ):
+            # The file holds the same text that was made from the old source: importing it
+            # again does not confirm it against the new source.
+            instance.state = TranslationState.NEEDS_EDITING
 
     def get_queryset(self) -> models.QuerySet:
         types = [_content_type(self.content_model)]

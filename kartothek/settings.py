@@ -28,7 +28,7 @@ if not SECRET_KEY:
             "SECRET_KEY is not set. Set the SECRET_KEY environment variable "
             "(or DEBUG=1 for local development, where a throw-away key is used)."
         )
-    SECRET_KEY = "insecure-development-key-do-not-use-in-production"  # noqa: S105
+    SECRET_KEY = "insecure-development-key-do-not-use-in-production"
 
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else []

@@ -1,0 +1,48 @@
+# Kartothek: the two commands are `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test test-fast lint install install-dev bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP) $@
+
+install: $(STAMP)
+install-dev: $(DEV_STAMP)
+
+## run: set up, migrate, load the starter catalogue, create an admin user, serve on 127.0.0.1:8000
+run: export DEBUG ?= 1
+run: $(STAMP)
+	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py import_catalogue
+	$(BIN)/python manage.py ensure_admin
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+## test: ruff, then every test (browser and slow ones included)
+test: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -m "" $(PYTEST_ARGS)
+
+## test-fast: the default selection (no browser, no slow tests)
+test-fast: $(DEV_STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache

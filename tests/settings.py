@@ -1,0 +1,14 @@
+"""Settings for the test run: the project's settings, with a test key and a throw-away var/."""
+
+import os
+import tempfile
+
+os.environ.setdefault("SECRET_KEY", "tests-only-secret-key")
+# Pictures and other generated files of a test run go to a throw-away folder, never var/.
+os.environ["KARTOTHEK_VAR_DIR"] = tempfile.mkdtemp(prefix="kartothek-tests-")
+# live_server and Playwright's event loop share the thread of a browser test.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+from kartothek.settings import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast logins in tests
