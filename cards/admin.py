@@ -19,6 +19,7 @@ from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.text import Truncator
 from django.utils.safestring import mark_safe
 from import_export.admin import ImportExportModelAdmin
 
@@ -44,8 +45,10 @@ from cards.models import (
 from cards.pictures import tabler_icon_path
 from cards.weights import format_weight
 
+UNTRANSLATED = "untranslated"
 STATE_BADGES = {
     EMPTY: ("—", "#9ca3af", "empty"),
+    UNTRANSLATED: ("⇢", "#6b7280", "stays German"),
     TranslationState.NEEDS_EDITING: ("✎", "#b45309", "needs editing"),
     TranslationState.TRANSLATED: ("✓", "#2563eb", "translated"),
     TranslationState.APPROVED: ("✔✔", "#15803d", "approved"),
@@ -80,7 +83,10 @@ def translation_state_filter(language: str) -> type[admin.SimpleListFilter]:
                 language=language,
             ).exclude(text="")
             if value == EMPTY:
-                return queryset.exclude(pk__in=done.values("object_id"))
+                missing = queryset.exclude(pk__in=done.values("object_id"))
+                if queryset.model is Slogan:
+                    missing = missing.exclude(keep_german=True)  # deliberately German
+                return missing
             return queryset.filter(pk__in=done.filter(state=value).values("object_id"))
 
     TranslationStateFilter.__name__ = f"TranslationStateFilter_{language}"
@@ -90,7 +96,15 @@ def translation_state_filter(language: str) -> type[admin.SimpleListFilter]:
 def _translation_column(language: str, field: str):  # type: ignore[no-untyped-def]
     def column(self, obj: Translatable):  # type: ignore[no-untyped-def]
         row = obj.translation(field, language)
-        return state_badge(row.effective_state if row is not None else EMPTY)
+        state = row.effective_state if row is not None else EMPTY
+        if state == EMPTY and obj.keeps_source(field):
+            state = UNTRANSLATED
+        symbol, colour, label = STATE_BADGES[state]
+        text = row.text if row is not None and row.text else label
+        return format_html(
+            '<span title="{}" style="color:{}"><b>{}</b> {}</span>',
+            label, colour, symbol, Truncator(text).chars(48),
+        )
 
     column.short_description = language.upper()  # type: ignore[attr-defined]
     return column
@@ -147,7 +161,7 @@ class ConceptCardAdmin(ContentAdmin):
 @admin.register(SymbolTile)
 class SymbolTileAdmin(ContentAdmin):
     resource_classes = [resources.SymbolTileResource]
-    list_display = ("thumbnail", "name", "key", "position", "is_extra", "image_licence")
+    list_display = ("thumbnail", "name", "key", "position", "is_extra")
     list_display_links = ("thumbnail", "name")
     list_filter = ("is_extra",)
     search_fields = ("name", "key", "icon", "translations__text")
@@ -373,9 +387,13 @@ class AlfonsCardAdmin(ContentAdmin):
 @admin.register(SauschwerObject)
 class SauschwerObjectAdmin(ContentAdmin):
     resource_classes = [resources.SauschwerObjectResource]
-    list_display = ("name", "weight", "weight_g", "source", "key")
+    list_display = ("name", "weight", "short_source")
     search_fields = ("name", "key", "source", "translations__text")
     fields = ("name", "key", "weight_g", "source", "created_at", "updated_at")
+
+    @admin.display(description="source")
+    def short_source(self, obj: SauschwerObject) -> str:
+        return Truncator(obj.source).chars(60)
 
     @admin.display(description="weight", ordering="weight_g")
     def weight(self, obj: SauschwerObject) -> str:

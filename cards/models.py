@@ -173,6 +173,10 @@ class Translatable(models.Model):
             if name in loaded and loaded[name] != getattr(self, name)
         }
 
+    def keeps_source(self, field: str) -> bool:
+        """Whether this text is deliberately left untranslated (packs carry the German)."""
+        return False
+
     def translation(self, field: str, language: str) -> Translation | None:
         """The translation of a field, from prefetched rows when they are there."""
         for row in self.translations.all():
@@ -447,6 +451,9 @@ class Slogan(Content):
 
     def __str__(self) -> str:
         return self.text
+
+    def keeps_source(self, field: str) -> bool:
+        return field == "text" and self.keep_german
 
     @property
     def correct_option(self) -> SloganOption | None:

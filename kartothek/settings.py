@@ -35,7 +35,7 @@ ALLOWED_HOSTS = env_list(
 )
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "kartothek.admin.KartothekAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -76,10 +76,12 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "kartothek.wsgi.application"
 
-_sqlite_default = f"sqlite:///{VAR_DIR / 'kartothek.sqlite3'}"
-DATABASES = {
-    "default": dj_database_url.parse(env_str("DATABASE_URL", _sqlite_default), conn_max_age=60)
-}
+_database_url = env_str("DATABASE_URL")
+if not _database_url:
+    # The default SQLite file lives in var/, which a fresh clone does not have yet.
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    _database_url = f"sqlite:///{VAR_DIR / 'kartothek.sqlite3'}"
+DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers queue instead of failing with "database is locked" (SQLite ignores
     # select_for_update, so IMMEDIATE transactions are what serialises writes).

@@ -1,17 +1,17 @@
 from django.conf import settings
-from django.conf.urls.static import static
 from django.contrib import admin
-from django.urls import path
+from django.urls import path, re_path
 from django.views.generic import RedirectView
-
-admin.site.site_header = "Kartothek"
-admin.site.site_title = "Kartothek"
-admin.site.index_title = "Cards of the four games"
+from django.views.static import serve
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
+    # Symbol pictures. A deployment behind a web server serves MEDIA_ROOT itself and never
+    # reaches this view; a small installation is served by Django (files are public content).
+    re_path(
+        rf"^{settings.MEDIA_URL.strip('/')}/(?P<path>.*)$",
+        serve,
+        {"document_root": settings.MEDIA_ROOT},
+    ),
 ]
-
-if settings.DEBUG:
-    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

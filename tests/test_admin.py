@@ -117,8 +117,8 @@ def test_the_list_shows_each_card_translation_state(mini_catalogue, admin_client
     oma.text = "Großmutter"
     oma.save()
     page = admin_client.get(reverse("admin:cards_conceptcard_changelist")).content.decode()
-    assert page.count("needs editing</span>") == 1
-    assert page.count("approved</span>") == ConceptCard.objects.count() - 1
+    assert page.count('title="needs editing"') == 1
+    assert page.count('title="approved"') == ConceptCard.objects.count() - 1
 
 
 def test_the_translation_filter_finds_missing_and_outdated(mini_catalogue, admin_client):

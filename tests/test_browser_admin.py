@@ -1,0 +1,61 @@
+"""A curator edits cards in a real browser (Playwright driving Debian's Chromium)."""
+
+import pytest
+from django.contrib.auth.models import Group, User
+from playwright.sync_api import expect
+
+from cards.catalogue import import_catalogue
+from cards.models import Slogan
+from tests.conftest import MINI
+
+# serialized_rollback: the flush after a transactional test would drop the groups that the
+# migration created; this restores them for the tests that follow.
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+
+
+@pytest.fixture
+def curator_page(live_server, page):
+    assert not import_catalogue(MINI).errors
+    user = User.objects.create_user(username="carla", password="karten-pw-1", is_staff=True)
+    user.groups.add(Group.objects.get(name="Curators"))
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "carla")
+    page.fill("#id_password", "karten-pw-1")
+    page.click("input[type=submit]")
+    page.wait_for_selector("text=Sag's mit Symbolen")
+    return page
+
+
+def test_a_curator_finds_a_slogan_and_moves_its_correct_option(live_server, curator_page):
+    page = curator_page
+    page.click("#content-main >> text=Slogans")
+    page.fill("#searchbar", "Just do it")
+    page.press("#searchbar", "Enter")
+    page.click("a:has-text('Just do it.')")
+    # Mark option 2 as correct too: the admin refuses and says why.
+    page.check("#id_options-1-is_correct")
+    page.click("input[name=_save]")
+    assert page.locator(".errorlist").first.inner_text().startswith(
+        "Exactly one answer option must be correct, not 2."
+    )
+    assert Slogan.objects.get(key="just-do-it").correct_option.text == "Nike"
+    # Untick the old correct option: now it saves.
+    page.uncheck("#id_options-3-is_correct")
+    page.fill("#id_options-1-text", "Nike")
+    page.fill("#id_options-3-text", "Puma")
+    page.click("input[name=_save]")
+    page.wait_for_selector(".messagelist .success")
+    slogan = Slogan.objects.get(key="just-do-it")
+    assert slogan.correct_option.text == "Nike"
+    assert slogan.correct_option.position == 2
+
+
+def test_the_symbol_list_shows_the_pictures(live_server, curator_page):
+    page = curator_page
+    page.click("#content-main >> text=Symbol tiles")
+    pictures = page.locator(".field-thumbnail img")
+    expect(pictures).to_have_count(9)
+    page.wait_for_load_state("load")
+    # Each picture really loaded (a broken image has no natural width).
+    widths = pictures.evaluate_all("imgs => imgs.map(i => i.naturalWidth)")
+    assert widths == [512] * 9
