@@ -19,11 +19,13 @@ from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.text import Truncator
 from django.utils.safestring import mark_safe
+from django.utils.text import Truncator
 from import_export.admin import ImportExportModelAdmin
+from simple_history.admin import SimpleHistoryAdmin
 
 from cards import resources
+from cards.history import deletion_time, restore_related
 from cards.models import (
     EMPTY,
     AlfonsCard,
@@ -118,8 +120,8 @@ class TranslationInline(GenericTabularInline):
     verbose_name_plural = "translations (source text on the right: what each was made from)"
 
 
-class ContentAdmin(ImportExportModelAdmin):
-    """Common ground of the content admins: translations inline, columns and filters."""
+class ContentAdmin(SimpleHistoryAdmin, ImportExportModelAdmin):
+    """Common ground of the content admins: translations, history, columns and filters."""
 
     inlines = [TranslationInline]
     readonly_fields = ("created_at", "updated_at")
@@ -128,6 +130,17 @@ class ContentAdmin(ImportExportModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("translations")
+
+    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        # Reverting a deleted card from its history saves it again: bring back what was
+        # deleted with it (translations, a slogan's options).
+        deleted_at = None
+        if change and obj.pk and not type(obj).objects.filter(pk=obj.pk).exists():
+            deleted_at = deletion_time(obj)
+        super().save_model(request, obj, form, change)
+        if deleted_at is not None:
+            restored = restore_related(obj, deleted_at)
+            self.message_user(request, f"Restored “{obj}” with {restored} related rows.")
 
     def get_list_filter(self, request: HttpRequest):  # type: ignore[no-untyped-def]
         own = list(super().get_list_filter(request))
@@ -428,7 +441,7 @@ class TranslationForm(forms.ModelForm):
 
 
 @admin.register(Translation)
-class TranslationAdmin(admin.ModelAdmin):
+class TranslationAdmin(SimpleHistoryAdmin):
     form = TranslationForm
     list_display = ("source", "text", "language", "state_badge", "content_type")
     list_filter = (GameFilter, "language", "state", "content_type")

@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+from simple_history.models import HistoricalRecords
 
 from cards.pictures import validate_picture
 from cards.text import KEY_MAX_LENGTH, normalise, validate_clean_text, validate_key
@@ -68,6 +69,8 @@ class Translation(models.Model):
         max_length=20, choices=TranslationState.choices, blank=True, editable=False
     )
     updated_at = models.DateTimeField(auto_now=True)
+
+    history = HistoricalRecords(excluded_fields=["updated_at"])
 
     class Meta:
         ordering = ["content_type_id", "object_id", "field", "language"]
@@ -144,6 +147,13 @@ class Translatable(models.Model):
         abstract = True
 
     def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        if not hasattr(self, "_loaded_sources") and self.pk and not self._state.adding:
+            # Built elsewhere than from the database (a restored version): compare with
+            # what the database holds now.
+            stored = type(self)._default_manager.filter(pk=self.pk).values(
+                *self.TRANSLATABLE_FIELDS
+            ).first()
+            self._loaded_sources = stored or {}
         changed = self.changed_sources()
         super().save(*args, **kwargs)
         if changed:
@@ -212,6 +222,8 @@ class Content(Translatable):
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = ContentManager()
+    # Every content model gets a history table: who changed what, when (admin and imports).
+    history = HistoricalRecords(inherit=True, excluded_fields=["norm", "updated_at"])
 
     class Meta:
         abstract = True
@@ -493,6 +505,8 @@ class SloganOption(Translatable):
     )
     text = _text_field(120)
     is_correct = models.BooleanField("correct", default=False)
+
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["slogan_id", "position"]

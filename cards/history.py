@@ -1,0 +1,98 @@
+"""History of the content (django-simple-history): deleted cards and bringing them back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.contrib.contenttypes.models import ContentType
+from django.db import transaction
+
+from cards.models import CONTENT_MODELS, Content, Slogan, SloganOption, Translatable, Translation
+
+# Rows deleted with a card (its translations, a slogan's options) are recorded a moment before
+# the card's own deletion record.
+_SLACK = timedelta(seconds=5)
+
+
+@dataclass(frozen=True)
+class DeletedCard:
+    model: type[Content]
+    pk: int
+    key: str
+    label: str
+    deleted_at: datetime
+    deleted_by: str
+
+
+def deleted_cards(limit: int = 200) -> list[DeletedCard]:
+    """Cards whose last historical record is a deletion, newest first."""
+    found: list[DeletedCard] = []
+    for model in CONTENT_MODELS:
+        history = model.history.model  # type: ignore[attr-defined]
+        existing = model._default_manager.values("pk")
+        rows = (
+            history.objects.filter(history_type="-")
+            .exclude(id__in=existing)
+            .select_related("history_user")
+            .order_by("-history_date")[:limit]
+        )
+        seen: set[int] = set()
+        for row in rows:
+            if row.id in seen:
+                continue
+            seen.add(row.id)
+            found.append(
+                DeletedCard(
+                    model=model,
+                    pk=row.id,
+                    key=row.key,
+                    label=str(row.instance),
+                    deleted_at=row.history_date,
+                    deleted_by=str(row.history_user or "an import or command"),
+                )
+            )
+    found.sort(key=lambda card: card.deleted_at, reverse=True)
+    return found[:limit]
+
+
+def _restore_translations(obj: Translatable, deleted_since: datetime) -> int:
+    """Bring back the translations that were deleted with obj."""
+    history = Translation.history.model  # type: ignore[attr-defined]
+    content_type = ContentType.objects.get_for_model(type(obj))
+    restored = 0
+    rows = history.objects.filter(
+        content_type_id=content_type.pk, object_id=obj.pk, history_type="-",
+        history_date__gte=deleted_since,
+    )
+    for row in rows:
+        if Translation.objects.filter(pk=row.id).exists():
+            continue
+        translation = row.instance
+        translation.save()
+        restored += 1
+    return restored
+
+
+@transaction.atomic
+def restore_related(obj: Content, deleted_at: datetime) -> int:
+    """After a deleted card is saved again, restore what was deleted together with it."""
+    restored = _restore_translations(obj, deleted_at)
+    if isinstance(obj, Slogan):
+        history = SloganOption.history.model  # type: ignore[attr-defined]
+        for row in history.objects.filter(slogan_id=obj.pk, history_type="-",
+                                          history_date__gte=deleted_at):
+            if SloganOption.objects.filter(pk=row.id).exists():
+                continue
+            option = row.instance
+            option.save()
+            restored += 1 + _restore_translations(option, deleted_at)
+    return restored
+
+
+def deletion_time(obj: Content) -> datetime | None:
+    """When obj was deleted, if its last historical record is a deletion."""
+    last = obj.history.order_by("-history_date").first()  # type: ignore[attr-defined]
+    if last is not None and last.history_type == "-":
+        return last.history_date - _SLACK
+    return None

@@ -1,0 +1,92 @@
+"""Every change is recorded with who and when; a curator can bring back what was lost."""
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.urls import reverse
+
+from cards.catalogue import import_catalogue
+from cards.models import ConceptCard, Slogan, SloganOption, Translation
+from tests.test_catalogue import copy_mini, rewrite
+
+pytestmark = pytest.mark.django_db
+
+NO_INLINES = {
+    "cards-translation-content_type-object_id-TOTAL_FORMS": "0",
+    "cards-translation-content_type-object_id-INITIAL_FORMS": "0",
+}
+
+
+@pytest.fixture
+def carla(client):
+    user = User.objects.create_user(username="carla", password="pw", is_staff=True)
+    user.groups.add(Group.objects.get(name="Curators"))
+    client.force_login(user)
+    client.user = user
+    return client
+
+
+def test_an_admin_change_is_recorded_with_who_and_what(mini_catalogue, carla):
+    oma = ConceptCard.objects.get(key="oma")
+    url = reverse("admin:cards_conceptcard_change", args=[oma.pk])
+    assert carla.post(url, {"text": "Großmutter", "key": "oma", **NO_INLINES}).status_code == 302
+    latest = oma.history.first()
+    assert (latest.history_type, latest.history_user, latest.text) == ("~", carla.user, "Großmutter")
+    page = carla.get(reverse("admin:cards_conceptcard_history", args=[oma.pk])).content.decode()
+    assert "carla" in page
+    # The history page shows the change as a diff: the field, the old and the new text.
+    assert "Oma" in page and "Großmutter" in page
+
+
+def test_an_import_writes_history_too(mini_catalogue, tmp_path):
+    folder = copy_mini(tmp_path)
+    rewrite(folder / "symbols" / "concepts.csv", lambda rows: rows[2].__setitem__(1, "Die Liebe"))
+    assert not import_catalogue(folder).errors
+    liebe = ConceptCard.objects.get(key="liebe")
+    assert [h.history_type for h in liebe.history.all()] == ["~", "+"]
+    assert liebe.history.first().text == "Die Liebe"
+    # and the translation that dropped to needs editing has its own record
+    love = Translation.objects.get(text="Love")
+    assert love.history.first().state == "needs_editing"
+
+
+def test_a_curator_brings_back_an_earlier_version(mini_catalogue, carla):
+    oma = ConceptCard.objects.get(key="oma")
+    url = reverse("admin:cards_conceptcard_change", args=[oma.pk])
+    carla.post(url, {"text": "Großmutter", "key": "oma", **NO_INLINES})
+    first = oma.history.earliest("history_date")
+    revert = reverse("admin:cards_conceptcard_simple_history", args=[oma.pk, first.history_id])
+    response = carla.post(revert, {"text": first.text, "key": "oma", **NO_INLINES})
+    assert response.status_code == 302
+    oma.refresh_from_db()
+    assert oma.text == "Oma"
+    # the translation made from "Oma" is valid again
+    assert Translation.objects.get(text="Grandmother").state == "approved"
+
+
+def test_a_deleted_slogan_comes_back_with_its_options_and_translations(mini_catalogue, carla):
+    slogan = Slogan.objects.get(key="just-do-it")
+    pk, card_pk = slogan.pk, slogan.card_id
+    options = list(slogan.options.values_list("text", "is_correct"))
+    translations = Translation.objects.count()
+    delete = reverse("admin:cards_slogan_delete", args=[pk])
+    assert carla.post(delete, {"post": "yes"}).status_code == 302
+    assert not Slogan.objects.filter(pk=pk).exists()
+    assert Translation.objects.count() == translations - 5
+
+    listing = carla.get(reverse("admin:cards_deleted")).content.decode()
+    assert "Just do it." in listing and "just-do-it" in listing
+
+    last_version = Slogan.history.filter(id=pk, history_type="~").first() or Slogan.history.filter(
+        id=pk, history_type="+"
+    ).first()
+    revert = reverse("admin:cards_slogan_simple_history", args=[pk, last_version.history_id])
+    response = carla.post(revert, {
+        "card": card_pk, "side": 2, "text": "Just do it.", "key": "just-do-it",
+        "source": last_version.source, **NO_INLINES,
+    })
+    assert response.status_code == 302, response.content.decode()[:2000]
+    slogan = Slogan.objects.get(pk=pk)
+    assert list(slogan.options.values_list("text", "is_correct")) == options
+    assert Translation.objects.count() == translations
+    assert SloganOption.objects.get(slogan=slogan, position=4).translation("text", "en").text == "Nike"
+    assert "No card has been deleted." in carla.get(reverse("admin:cards_deleted")).content.decode()
