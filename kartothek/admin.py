@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.admin.apps import AdminConfig
-from django.http import HttpRequest, HttpResponse
-from django.template.response import TemplateResponse
+from django.http import HttpRequest
 from django.urls import path, reverse
 
 # model name -> section of the index page, in the order the sections appear
@@ -36,46 +35,42 @@ class KartothekAdminSite(admin.AdminSite):
                 sections.append({**cards, "name": title, "models": models})
         if by_name:
             sections.append({**cards, "models": list(by_name.values())})
+        translations = next((s for s in sections if s["name"] == "Translations"), None)
+        if translations is not None:
+            translations["models"].insert(0, self._link("Progress and editor", "admin:cards_progress"))
         if request.user.has_perm("cards.change_conceptcard"):
             sections.append({
                 **cards,
                 "name": "History",
-                "models": [{
-                    "name": "Deleted cards", "object_name": "DeletedCard",
-                    "admin_url": reverse("admin:cards_deleted"), "add_url": None,
-                    "view_only": True, "perms": {"view": True},
-                }],
+                "models": [self._link("Deleted cards", "admin:cards_deleted")],
             })
         position = apps.index(cards)
         return apps[:position] + sections + apps[position + 1:]
 
 
+    @staticmethod
+    def _link(name: str, url_name: str) -> dict:
+        return {
+            "name": name, "object_name": name.replace(" ", ""), "admin_url": reverse(url_name),
+            "add_url": None, "view_only": True, "perms": {"view": True},
+        }
+
     def get_urls(self):  # type: ignore[no-untyped-def]
+        from cards import views
+
+        def page(view):  # type: ignore[no-untyped-def]
+            return self.admin_view(lambda request, **kwargs: view(self, request, **kwargs))
+
         return [
-            path("cards/deleted/", self.admin_view(self.deleted_cards_view), name="cards_deleted"),
+            path("cards/deleted/", page(views.deleted_view), name="cards_deleted"),
+            path("cards/progress/", page(views.progress_view), name="cards_progress"),
+            path(
+                "cards/translate/<str:game>/<str:language>/",
+                page(views.translate_view),
+                name="cards_translate",
+            ),
             *super().get_urls(),
         ]
-
-    def deleted_cards_view(self, request: HttpRequest) -> HttpResponse:
-        """Deleted cards, newest first, each linked to its history (where it is restored)."""
-        from django.core.exceptions import PermissionDenied
-
-        from cards.history import deleted_cards
-
-        if not request.user.has_perm("cards.change_conceptcard"):
-            raise PermissionDenied
-        rows = [
-            {
-                "card": card,
-                "kind": card.model._meta.verbose_name,
-                "history_url": reverse(
-                    f"admin:cards_{card.model._meta.model_name}_history", args=[card.pk]
-                ),
-            }
-            for card in deleted_cards()
-        ]
-        context = {**self.each_context(request), "title": "Deleted cards", "rows": rows}
-        return TemplateResponse(request, "admin/cards/deleted.html", context)
 
 
 class KartothekAdminConfig(AdminConfig):

@@ -1,0 +1,122 @@
+"""Admin pages beyond the model admins: translation progress, the side-by-side editor,
+deleted cards. The admin site wraps each in its login and permission checks."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+
+from cards.history import deleted_cards
+from cards.models import EMPTY, Game, TranslationState
+from cards.progress import all_progress, units
+from cards.translation import save_translation
+
+PAGE_SIZE = 25
+STATE_CHOICES = [
+    (TranslationState.TRANSLATED, "translated"),
+    (TranslationState.APPROVED, "approved"),
+    (TranslationState.NEEDS_EDITING, "needs editing"),
+]
+
+
+def _require(request: HttpRequest, permission: str) -> None:
+    if not request.user.has_perm(permission):
+        raise PermissionDenied
+
+
+def progress_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[no-untyped-def]
+    _require(request, "cards.view_translation")
+    languages = settings.KARTOTHEK_LANGUAGES[1:]
+    rows = [
+        {
+            "progress": item,
+            "game_label": Game(item.game).label,
+            "edit_url": reverse("admin:cards_translate", args=[item.game, item.language]),
+        }
+        for item in all_progress(languages)
+    ]
+    context = {**site.each_context(request), "title": "Translation progress", "rows": rows}
+    return TemplateResponse(request, "admin/cards/progress.html", context)
+
+
+def translate_view(site, request: HttpRequest, game: str, language: str) -> HttpResponse:  # type: ignore[no-untyped-def]
+    """Source beside translation, a page of texts at a time; filtered by state."""
+    _require(request, "cards.change_translation")
+    if game not in Game.values or language not in settings.KARTOTHEK_LANGUAGES[1:]:
+        raise Http404("No such game or language.")
+    state = request.GET.get("state", "")
+    if state not in ("", EMPTY, *TranslationState.values):
+        state = ""
+    page = Paginator(list(units(game, language, state)), PAGE_SIZE).get_page(request.GET.get("page"))
+    errors: dict[str, str] = {}
+
+    if request.method == "POST":
+        changed = 0
+        with transaction.atomic():
+            for unit in page.object_list:
+                text = request.POST.get(f"text-{unit.ident}")
+                new_state = request.POST.get(f"state-{unit.ident}")
+                if text is None or new_state is None:
+                    continue
+                text = text.strip()
+                old_text = unit.translation.text if unit.translation else ""
+                old_state = unit.translation.state if unit.translation else ""
+                if text == old_text and (new_state == old_state or not text):
+                    continue
+                if new_state not in TranslationState.values:
+                    errors[unit.ident] = "Choose a state."
+                    continue
+                try:
+                    save_translation(unit.obj, unit.field, language, text, new_state)
+                    changed += 1
+                except ValidationError as exc:
+                    errors[unit.ident] = " ".join(exc.messages)
+            if errors:
+                transaction.set_rollback(True)
+        if not errors:
+            messages.success(request, f"Saved {changed} translations.")
+            return HttpResponseRedirect(request.get_full_path())
+        messages.error(request, "Nothing was saved: correct the marked texts.")
+
+    for unit in page.object_list:
+        stored_text = unit.translation.text if unit.translation else ""
+        stored_state = unit.translation.state if unit.translation else TranslationState.TRANSLATED
+        unit.draft = request.POST.get(f"text-{unit.ident}", stored_text) if errors else stored_text
+        unit.draft_state = (
+            request.POST.get(f"state-{unit.ident}", stored_state) if errors else stored_state
+        )
+        unit.error = errors.get(unit.ident, "")
+    context = {
+        **site.each_context(request),
+        "title": f"Translate {Game(game).label} into {language.upper()}",
+        "game": game,
+        "language": language,
+        "state": state,
+        "states": [("", "all"), (EMPTY, "missing"), *TranslationState.choices],
+        "state_choices": STATE_CHOICES,
+        "page": page,
+    }
+    return TemplateResponse(request, "admin/cards/translate.html", context)
+
+
+def deleted_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[no-untyped-def]
+    """Deleted cards, newest first, each linked to its history (where it is restored)."""
+    _require(request, "cards.change_conceptcard")
+    rows = [
+        {
+            "card": card,
+            "kind": card.model._meta.verbose_name,
+            "history_url": reverse(
+                f"admin:cards_{card.model._meta.model_name}_history", args=[card.pk]
+            ),
+        }
+        for card in deleted_cards()
+    ]
+    context = {**site.each_context(request), "title": "Deleted cards", "rows": rows}
+    return TemplateResponse(request, "admin/cards/deleted.html", context)

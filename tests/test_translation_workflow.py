@@ -1,0 +1,104 @@
+"""Translators: the progress page, the side-by-side editor, and what a source change does."""
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.urls import reverse
+
+from cards.models import ConceptCard, Slogan, Translation
+from cards.progress import progress
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def tina(client):
+    user = User.objects.create_user(username="tina", password="pw", is_staff=True)
+    user.groups.add(Group.objects.get(name="Translators"))
+    client.force_login(user)
+    return client
+
+
+def test_progress_counts_every_state_per_game(mini_catalogue):
+    Translation.objects.filter(text="Love").delete()
+    oma = ConceptCard.objects.get(key="oma")
+    oma.text = "Großmutter"
+    oma.save()
+    symbols = progress("symbols", "en")
+    assert symbols.counts == {
+        "empty": 1, "needs_editing": 1, "translated": 0, "approved": 16, "untranslated": 0,
+    }
+    slogan = progress("slogan", "en")
+    # two of the four slogans stay German; their options are still translated
+    assert slogan.counts["untranslated"] == 2
+    assert slogan.counts["approved"] == 2 + 16 + 9
+
+
+def test_the_progress_page_shows_each_game_and_language(mini_catalogue, tina):
+    page = tina.get(reverse("admin:cards_progress")).content.decode()
+    for game in ("Sag&#x27;s mit Symbolen", "Sign", "Slogan", "Sauschwer"):
+        assert game in page
+    assert reverse("admin:cards_translate", args=["symbols", "en"]) in page
+
+
+def test_the_editor_shows_source_beside_translation_and_what_changed(mini_catalogue, tina):
+    oma = ConceptCard.objects.get(key="oma")
+    oma.text = "Großmutter"
+    oma.save()
+    url = reverse("admin:cards_translate", args=["symbols", "en"])
+    page = tina.get(url, {"state": "needs_editing"}).content.decode()
+    assert "Großmutter" in page
+    assert "was: <del>Oma</del>" in page
+    assert "Grandmother" in page
+    assert "goethe" not in page  # only what needs editing
+
+
+def test_a_translator_confirms_and_fills_translations_in_the_editor(mini_catalogue, tina):
+    Translation.objects.filter(text="Love").delete()
+    liebe = ConceptCard.objects.get(key="liebe")
+    oma = ConceptCard.objects.get(key="oma")
+    oma.text = "Großmutter"
+    oma.save()
+    url = reverse("admin:cards_translate", args=["symbols", "en"])
+    response = tina.post(url + "?state=", {
+        f"text-conceptcard-{liebe.pk}-text": "Love", f"state-conceptcard-{liebe.pk}-text": "translated",
+        f"text-conceptcard-{oma.pk}-text": "Grandma", f"state-conceptcard-{oma.pk}-text": "approved",
+    })
+    assert response.status_code == 302
+    assert liebe.translation("text", "en").text == "Love"
+    row = Translation.objects.get(text="Grandma")
+    assert (row.state, row.source_text) == ("approved", "Großmutter")
+    assert progress("symbols", "en").counts["needs_editing"] == 0
+
+
+def test_the_editor_saves_nothing_when_one_text_is_bad(mini_catalogue, tina):
+    liebe = ConceptCard.objects.get(key="liebe")
+    oma = ConceptCard.objects.get(key="oma")
+    url = reverse("admin:cards_translate", args=["symbols", "en"])
+    response = tina.post(url, {
+        f"text-conceptcard-{liebe.pk}-text": "Amour", f"state-conceptcard-{liebe.pk}-text": "translated",
+        f"text-conceptcard-{oma.pk}-text": "Gran\u202ema", f"state-conceptcard-{oma.pk}-text": "translated",
+    })
+    assert response.status_code == 200
+    assert "invisible control characters (U+202E)" in response.content.decode()
+    assert liebe.translation("text", "en").text == "Love"
+
+
+def test_slogans_that_stay_german_are_not_offered_for_translation(mini_catalogue, tina):
+    url = reverse("admin:cards_translate", args=["slogan", "en"])
+    page = tina.get(url).content.decode()
+    kept = Slogan.objects.get(key="ich-bin-doch-nicht-bloed")
+    assert f"slogan-{kept.pk}-text" not in page
+    assert "answer to: Ich bin doch nicht blöd!" in page  # its options still are
+
+
+def test_the_editor_is_for_translators_and_curators_only(mini_catalogue, client):
+    user = User.objects.create_user(username="visitor", password="pw", is_staff=True)
+    client.force_login(user)
+    url = reverse("admin:cards_translate", args=["symbols", "en"])
+    assert client.get(url).status_code == 403
+    assert client.get(reverse("admin:cards_progress")).status_code == 403
+
+
+def test_an_unknown_game_or_language_is_a_404(mini_catalogue, tina):
+    assert tina.get(reverse("admin:cards_translate", args=["poker", "en"])).status_code == 404
+    assert tina.get(reverse("admin:cards_translate", args=["symbols", "fr"])).status_code == 404
