@@ -8,9 +8,7 @@ from cards.catalogue import import_catalogue
 from cards.models import Slogan
 from tests.conftest import MINI
 
-# serialized_rollback: the flush after a transactional test would drop the groups that the
-# migration created; this restores them for the tests that follow.
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture

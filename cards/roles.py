@@ -1,0 +1,32 @@
+"""The two roles of the admin: Curators edit all content, Translators only translations.
+
+The groups are created by migration 0002 and kept in place after every ``migrate`` and
+``flush`` (post_migrate), so a database emptied by ``flush`` still has them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CONTENT_MODELS = [
+    "conceptcard", "symboltile", "signsymbol", "signcolour", "signcard",
+    "slogancard", "slogan", "sloganoption", "alfonscard", "sauschwerobject",
+]
+TRANSLATOR_PERMISSIONS = [f"view_{name}" for name in CONTENT_MODELS] + [
+    "view_translation", "add_translation", "change_translation",
+]
+
+
+def ensure_groups(group_model: Any, permission_model: Any) -> None:
+    """Create or repair both groups; takes the models so a migration can pass its own."""
+    cards = permission_model.objects.filter(content_type__app_label="cards")
+    curators, _ = group_model.objects.get_or_create(name="Curators")
+    curators.permissions.set(cards)
+    translators, _ = group_model.objects.get_or_create(name="Translators")
+    translators.permissions.set(cards.filter(codename__in=TRANSLATOR_PERMISSIONS))
+
+
+def on_post_migrate(sender: Any, **kwargs: Any) -> None:
+    from django.contrib.auth.models import Group, Permission
+
+    ensure_groups(Group, Permission)
