@@ -21,10 +21,13 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
-from import_export.admin import ImportExportModelAdmin
+from import_export.admin import ImportExportActionModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
 from cards import resources
+from cards.catalogue import describe_errors
+from cards.files import FileProblem
+from cards.formats import FORMATS
 from cards.history import deletion_time, restore_related
 from cards.models import (
     EMPTY,
@@ -120,16 +123,41 @@ class TranslationInline(GenericTabularInline):
     verbose_name_plural = "translations (source text on the right: what each was made from)"
 
 
-class ContentAdmin(SimpleHistoryAdmin, ImportExportModelAdmin):
-    """Common ground of the content admins: translations, history, columns and filters."""
+class ContentAdmin(SimpleHistoryAdmin, ImportExportActionModelAdmin):
+    """Common ground of the content admins: translations, history, columns and filters.
+
+    Import shows a preview of every row (new, update, unchanged, errors) and imports only
+    after the curator confirms; any error and nothing is imported. Export writes all rows
+    or, as an action, the selected ones.
+    """
 
     inlines = [TranslationInline]
+    formats = FORMATS
     readonly_fields = ("created_at", "updated_at")
     list_per_page = 100
     show_full_result_count = False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("translations")
+
+    def add_data_read_fail_error_to_form(self, form, e):  # type: ignore[no-untyped-def]
+        if isinstance(e, FileProblem):
+            form.add_error("import_file", str(e))
+        else:
+            super().add_data_read_fail_error_to_form(form, e)
+
+    import_template_name = "admin/cards/import.html"
+
+    def import_action(self, request, **kwargs):  # type: ignore[no-untyped-def]
+        response = super().import_action(request, **kwargs)
+        result = getattr(response, "context_data", {}).get("result")
+        if result is not None:
+            response.context_data["error_lines"] = describe_errors(result)
+        return response
+
+    def get_import_data_kwargs(self, **kwargs):  # type: ignore[no-untyped-def]
+        # One bad row and nothing is imported, validation errors included.
+        return {**super().get_import_data_kwargs(**kwargs), "rollback_on_validation_errors": True}
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         # Reverting a deleted card from its history saves it again: bring back what was

@@ -17,6 +17,9 @@ import tablib
 from django.conf import settings
 from django.db import transaction
 
+from cards.files import FileKind, FileProblem, check_size, file_kind
+from cards.formats import load_table
+from cards.formulas import escape_cell
 from cards.models import (
     AlfonsCard,
     ConceptCard,
@@ -41,7 +44,7 @@ CATALOGUE_FILES: tuple[tuple[str, type[Content]], ...] = (
     ("slogan/alfons_cards", AlfonsCard),
     ("sauschwer/objects", SauschwerObject),
 )
-FORMATS = {".csv": "csv", ".xlsx": "xlsx", ".json": "json"}
+FORMATS = (".csv", ".xlsx", ".tsv", ".json")
 
 
 class CatalogueError(Exception):
@@ -97,36 +100,33 @@ def _find(directory: Path, stem: str) -> Path | None:
 
 
 def read_dataset(path: Path) -> tablib.Dataset:
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise CatalogueError(f"{path.name}: unknown file type; use .csv, .xlsx or .json.")
+    """A catalogue or import file as a table (checked reading, formula escapes undone)."""
     try:
-        if fmt == "xlsx":
-            return tablib.Dataset().load(path.read_bytes(), format="xlsx")
-        text = path.read_text(encoding="utf-8-sig")
-        return tablib.Dataset().load(text, format=fmt)
-    except UnicodeDecodeError as exc:
-        raise CatalogueError(f"{path.name}: not UTF-8 text ({exc.reason}).") from None
-    except Exception as exc:  # tablib raises many kinds for a broken file
-        raise CatalogueError(f"{path.name}: cannot be read as {fmt.upper()} ({exc}).") from None
+        check_size(path.stat().st_size)
+        return load_table(path.read_bytes(), path.name)
+    except FileProblem as exc:
+        raise CatalogueError(f"{path.name}: {exc}") from None
 
 
-def _describe_row_errors(result, report: FileReport) -> None:  # type: ignore[no-untyped-def]
-    for error in result.base_errors:
-        report.errors.append(str(error.error))
+def describe_errors(result) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every error of an import result, as a curator reads it: spreadsheet row and column.
+
+    django-import-export counts data rows from 1; a spreadsheet shows the header as row 1,
+    so the first data row is row 2.
+    """
+    lines = [str(error.error) for error in result.base_errors]
     for number, errors in result.row_errors():
-        for error in errors:
-            report.errors.append(f"row {number + 1}: {error.error}")
+        lines.extend(f"row {number + 1}: {error.error}" for error in errors)
     for invalid in result.invalid_rows:
         for column, messages in invalid.error_dict.items():
             where = f"column `{column}`" if column != "__all__" else "the row"
-            for message in messages:
-                report.errors.append(f"row {invalid.number + 1}, {where}: {message}")
+            lines.extend(f"row {invalid.number + 1}, {where}: {message}" for message in messages)
+    return lines
 
 
-def _import_file(resource, path: Path, label: str) -> FileReport:  # type: ignore[no-untyped-def]
+def import_dataset(resource, dataset: tablib.Dataset, label: str) -> FileReport:  # type: ignore[no-untyped-def]
+    """Import one table with a resource (inside the caller's transaction) and report."""
     report = FileReport(path=label)
-    dataset = read_dataset(path)
     result = resource.import_data(
         dataset, dry_run=False, use_transactions=True, rollback_on_validation_errors=True
     )
@@ -134,7 +134,7 @@ def _import_file(resource, path: Path, label: str) -> FileReport:  # type: ignor
     report.new = totals.get("new", 0)
     report.updated = totals.get("update", 0)
     report.unchanged = totals.get("skip", 0)
-    _describe_row_errors(result, report)
+    report.errors.extend(describe_errors(result))
     return report
 
 
@@ -156,7 +156,9 @@ def import_catalogue(directory: Path, *, dry_run: bool = False) -> CatalogueRepo
                     if resource_class is SymbolTileResource
                     else resource_class()
                 )
-                report.files.append(_import_file(resource, path, _relative(path, directory)))
+                report.files.append(
+                    import_dataset(resource, read_dataset(path), _relative(path, directory))
+                )
             for language in settings.KARTOTHEK_LANGUAGES[1:]:
                 for stem, model in CATALOGUE_FILES:
                     if not model.TRANSLATABLE_FIELDS:
@@ -166,8 +168,10 @@ def import_catalogue(directory: Path, *, dry_run: bool = False) -> CatalogueRepo
                     if path is None:
                         continue
                     report.files.append(
-                        _import_file(
-                            translation_resource_for(model)(), path, _relative(path, directory)
+                        import_dataset(
+                            translation_resource_for(model)(),
+                            read_dataset(path),
+                            _relative(path, directory),
                         )
                     )
             if not report.files:
@@ -185,7 +189,7 @@ def _write(dataset: tablib.Dataset, path: Path) -> None:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(dataset.headers)
     for row in dataset:
-        writer.writerow(["" if value is None else value for value in row])
+        writer.writerow(["" if value is None else escape_cell(value) for value in row])
     path.write_text(buffer.getvalue(), encoding="utf-8")
 
 
@@ -214,3 +218,28 @@ def export_catalogue(directory: Path) -> list[Path]:
             _write(resource.export(queryset=rows), path)
             written.append(path)
     return written
+
+
+def import_file(
+    path: Path, *, dry_run: bool = False, type_hint: str | None = None
+) -> tuple[FileKind, FileReport]:
+    """Import one file whose content type is read from its columns; all or nothing."""
+    path = Path(path)
+    if not path.is_file():
+        raise CatalogueError(f"{path} is not a file.")
+    dataset = read_dataset(path)
+    try:
+        kind = file_kind(dataset, path.name, type_hint=type_hint)
+    except FileProblem as exc:
+        raise CatalogueError(f"{path.name}: {exc}") from None
+    resource_class = kind.resource_class()
+    resource = (
+        SymbolTileResource(catalogue_dir=path.parent)
+        if resource_class is SymbolTileResource
+        else resource_class()
+    )
+    with transaction.atomic():
+        report = import_dataset(resource, dataset, path.name)
+        if report.errors or dry_run:
+            transaction.set_rollback(True)
+    return kind, report

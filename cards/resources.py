@@ -14,6 +14,7 @@ from django.core.files.base import ContentFile
 from django.db import models
 from import_export import fields, resources, widgets
 
+from cards.files import COLUMNS, TRANSLATION_COLUMNS
 from cards.models import (
     AlfonsCard,
     ConceptCard,
@@ -49,6 +50,45 @@ class KeyedResource(resources.ModelResource):
 
     def get_queryset(self) -> models.QuerySet:
         return super().get_queryset().order_by("key")
+
+    def before_import(self, dataset: Any, **kwargs: Any) -> None:
+        check_columns(dataset, *COLUMNS[self._meta.model])
+        check_unique_rows(dataset, ("key",))
+
+
+class FileRejected(ValueError):
+    """The file as a whole cannot be imported (its columns or duplicate rows)."""
+
+
+def check_columns(dataset: Any, required: tuple[str, ...], optional: tuple[str, ...]) -> None:
+    headers = [str(h).strip() for h in (dataset.headers or [])]
+    missing = [c for c in required if c not in headers]
+    unknown = [h for h in headers if h not in required and h not in optional]
+    problems = []
+    if missing:
+        problems.append("missing columns: " + ", ".join(f"`{c}`" for c in missing))
+    if unknown:
+        problems.append("unknown columns: " + ", ".join(f"`{c}`" for c in unknown))
+    if problems:
+        expected = ", ".join(required + optional)
+        raise FileRejected(f"The file has {'; '.join(problems)} (expected: {expected}).")
+
+
+def check_unique_rows(dataset: Any, columns: tuple[str, ...]) -> None:
+    """Two rows for the same card would silently overwrite each other: refuse the file."""
+    seen: dict[tuple[str, ...], int] = {}
+    clashes = []
+    for number, row in enumerate(dataset.dict, start=2):
+        ident = tuple(str(row.get(c) or "").strip() for c in columns)
+        if ident in seen:
+            clashes.append(f"rows {seen[ident]} and {number} ({', '.join(ident)})")
+        else:
+            seen[ident] = number
+    if clashes:
+        raise FileRejected(
+            f"The file has the same {' + '.join(columns)} twice: " + "; ".join(clashes[:10])
+            + (f" and {len(clashes) - 10} more" if len(clashes) > 10 else "") + "."
+        )
 
 
 class StrictBooleanWidget(widgets.BooleanWidget):
@@ -381,6 +421,10 @@ class TranslationResource(resources.ModelResource):
         report_skipped = True
         clean_model_instances = True
         use_transactions = True
+
+    def before_import(self, dataset: Any, **kwargs: Any) -> None:
+        check_columns(dataset, *TRANSLATION_COLUMNS)
+        check_unique_rows(dataset, ("key", "field", "language"))
 
     # Which object and model field a (key, field) pair of a row points at.
     def _target(self, row: dict) -> tuple[Translatable, str]:

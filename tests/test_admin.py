@@ -231,3 +231,8 @@ def test_a_translator_cannot_change_add_or_delete_cards(mini_catalogue, translat
     delete = reverse(f"admin:cards_{model}_delete", args=[obj.pk])
     assert translator.post(delete, {"post": "yes"}).status_code == 403
     assert type(obj).objects.filter(pk=obj.pk).exists()
+
+
+@pytest.mark.parametrize("model", [m for m in LIST_PAGES if m not in ("translation", "slogancard")])
+def test_a_translator_cannot_import_into_cards(mini_catalogue, translator, model):
+    assert translator.get(reverse(f"admin:cards_{model}_import")).status_code == 403

@@ -5,7 +5,7 @@ from django.contrib.auth.models import Group, User
 from playwright.sync_api import expect
 
 from cards.catalogue import import_catalogue
-from cards.models import Slogan
+from cards.models import SauschwerObject, Slogan
 from tests.conftest import MINI
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -57,3 +57,28 @@ def test_the_symbol_list_shows_the_pictures(live_server, curator_page):
     # Each picture really loaded (a broken image has no natural width).
     widths = pictures.evaluate_all("imgs => imgs.map(i => i.naturalWidth)")
     assert widths == [512] * 9
+
+
+def test_a_curator_imports_a_spreadsheet_with_preview_and_confirm(live_server, curator_page,
+                                                                  tmp_path):
+    page = curator_page
+    csv = tmp_path / "dinge.csv"
+    csv.write_text("key,name,weight_g,source\n"
+                   "ein-huehnerei,Ein Hühnerei,60,Handelsklasse M: 53–63 g\n"
+                   "ein-apfel,Ein Apfel,180,Durchschnitt\n", encoding="utf-8")
+    page.goto(f"{live_server.url}/admin/cards/sauschwerobject/")
+    page.click("a.import_link")
+    page.set_input_files("#id_import_file", str(csv))
+    page.select_option("#id_format", label="csv")
+    page.click("input[type=submit]")
+    # The preview: one new row, one unchanged; nothing is in the database yet.
+    preview = page.locator("table.import-preview")
+    expect(preview).to_contain_text("New")
+    expect(preview).to_contain_text("Ein Apfel")
+    assert not SauschwerObject.objects.filter(key="ein-apfel").exists()
+    page.screenshot(path=str(tmp_path / "preview.png"))
+    page.click("input[type=submit][name=confirm], form[action*=process_import] input[type=submit]")
+    expect(page.locator(".messagelist .success")).to_contain_text(
+        "Import finished: 1 new, 0 updated, 0 deleted and 1 skipped"
+    )
+    assert SauschwerObject.objects.get(key="ein-apfel").weight_g == 180

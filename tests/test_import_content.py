@@ -1,0 +1,167 @@
+"""import_content: one file, its type read from its columns, all or nothing, clear errors."""
+
+import io
+import zipfile
+
+import openpyxl
+import pytest
+from PIL import Image
+
+from cards.models import ConceptCard, SauschwerObject, Translation
+from tests.test_catalogue import snapshot
+
+pytestmark = pytest.mark.django_db
+
+HEADER = "key,name,weight_g,source\n"
+
+
+def write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return path
+
+
+def test_it_imports_a_file_and_reports_new_rows(mini_catalogue, tmp_path, run_command):
+    path = write(tmp_path, "dinge.csv", HEADER + "ein-apfel,Ein Apfel,180,Durchschnitt\n"
+                 "eine-melone,Eine Melone,2500,Durchschnitt\n")
+    status, out, _ = run_command("import_content", str(path))
+    assert status == 0, out
+    assert "Sauschwer objects" in out
+    assert "2 new, 0 updated, 0 unchanged, 0 errors" in out
+    assert SauschwerObject.objects.get(key="ein-apfel").weight_g == 180
+
+
+def test_a_second_import_reports_every_row_unchanged(mini_catalogue, tmp_path, run_command):
+    path = write(tmp_path, "dinge.csv", HEADER + "ein-apfel,Ein Apfel,180,Durchschnitt\n")
+    run_command("import_content", str(path))
+    status, out, _ = run_command("import_content", str(path))
+    assert status == 0
+    assert "0 new, 0 updated, 1 unchanged, 0 errors" in out
+
+
+def test_a_dry_run_changes_nothing(mini_catalogue, tmp_path, run_command):
+    path = write(tmp_path, "dinge.csv", HEADER + "ein-apfel,Ein Apfel,180,Durchschnitt\n")
+    status, out, _ = run_command("import_content", str(path), "--dry-run")
+    assert status == 0
+    assert "1 new" in out and "Dry run: nothing was changed." in out
+    assert not SauschwerObject.objects.filter(key="ein-apfel").exists()
+
+
+def test_a_row_error_names_the_row_and_column_and_nothing_is_imported(mini_catalogue, tmp_path,
+                                                                      run_command):
+    before = snapshot()
+    rows = [f"ding-{i},Ding {i},{i + 1},Waage\n" for i in range(15)]
+    rows.append("ein-stein,Ein Stein,0,Waage\n")  # spreadsheet row 17
+    path = write(tmp_path, "dinge.csv", HEADER + "".join(rows))
+    status, out, err = run_command("import_content", str(path))
+    assert status == 1
+    assert "15 new, 0 updated, 0 unchanged, 1 errors" in out
+    assert ("dinge.csv: row 17, column `weight_g`: The weight must be a whole number of grams "
+            "above 0.") in err
+    assert snapshot() == before
+
+
+def test_a_translation_file_takes_its_type_from_the_file_name(mini_catalogue, tmp_path, run_command):
+    path = write(tmp_path, "concepts_en.csv", "key,field,language,text,state\n"
+                 "oma,text,en,Granny,translated\n")
+    status, out, _ = run_command("import_content", str(path))
+    assert status == 0, out
+    assert "translations of concept cards" in out
+    assert ConceptCard.objects.get(key="oma").translation("text", "en").text == "Granny"
+
+
+def xlsx_bytes(rows, title="Sheet"):
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = title
+    for row in rows:
+        sheet.append(row)
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+def png_bytes():
+    buffer = io.BytesIO()
+    Image.new("RGB", (80, 80), "white").save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def broken_xlsx():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("[Content_Types].xml", "<Types")
+    return buffer.getvalue()
+
+
+BAD_FILES = [
+    ("empty.csv", b"", "the file is empty"),
+    ("semikolon.csv", "key;name;weight_g\nein-apfel;Ein Apfel;180\n", "Sauschwer objects also need source"),
+    ("unknown.csv", HEADER.strip() + ",colour\nein-apfel,Ein Apfel,180,x,rot\n", "unknown"),
+    ("missing.csv", "key,name\nein-apfel,Ein Apfel\n", "missing"),
+    ("twice.csv", HEADER + "ein-apfel,Ein Apfel,180,x\nein-apfel,Ein Apfel!,190,x\n",
+     "the same key twice: rows 2 and 3 (ein-apfel)"),
+    ("bild.csv", png_bytes(), "not a text file"),
+    ("kaputt.xlsx", broken_xlsx(), "cannot be opened as an Excel workbook"),
+    ("zeilen.csv", HEADER + "ein-apfel,Ein Apfel,180\n", "row 2"),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "message"), BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_bad_files_get_a_clear_message_and_change_nothing(mini_catalogue, tmp_path, run_command,
+                                                          name, data, message):
+    before = snapshot()
+    status, out, err = run_command("import_content", str(write(tmp_path, name, data)))
+    assert status == 1
+    assert message in out + err
+    assert "Traceback" not in out + err
+    assert snapshot() == before
+
+
+def test_a_file_of_50_mb_is_refused_before_it_is_read(mini_catalogue, tmp_path, run_command):
+    path = tmp_path / "riesig.csv"
+    with path.open("wb") as handle:
+        handle.write(HEADER.encode())
+        handle.truncate(50 * 1024 * 1024)
+    before = snapshot()
+    status, _, err = run_command("import_content", str(path))
+    assert status == 1
+    assert "50.0 MB" in err and "at most 20 MB" in err
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "cp1252", "latin-1"])
+def test_bom_latin1_and_windows_1252_files_are_read(mini_catalogue, tmp_path, run_command, encoding):
+    text = HEADER + "eine-brezel,Eine Brezel,90,Bäckerei: ca. 90 g\n"
+    path = write(tmp_path, "brezel.csv", text.encode(encoding))
+    status, out, _ = run_command("import_content", str(path))
+    assert status == 0, out
+    assert SauschwerObject.objects.get(key="eine-brezel").source == "Bäckerei: ca. 90 g"
+
+
+def test_a_semicolon_file_from_german_excel_is_read(mini_catalogue, tmp_path, run_command):
+    path = write(tmp_path, "dinge.csv", "key;name;weight_g;source\neine-brezel;Eine Brezel;90;x\n")
+    status, out, _ = run_command("import_content", str(path))
+    assert status == 0, out
+    assert SauschwerObject.objects.filter(key="eine-brezel").exists()
+
+
+def test_an_xlsx_file_names_its_type_by_its_sheet(mini_catalogue, tmp_path, run_command):
+    data = xlsx_bytes([["key", "field", "language", "text", "state"],
+                       ["ein-huehnerei", "name", "en", "An egg", "translated"]],
+                      title="sauschwer_objects")
+    status, out, _ = run_command("import_content", str(write(tmp_path, "export.xlsx", data)))
+    assert status == 0, out
+    egg = SauschwerObject.objects.get(key="ein-huehnerei")
+    assert egg.translation("name", "en").text == "An egg"
+
+
+def test_an_unknown_key_in_a_translation_file_changes_nothing(mini_catalogue, tmp_path, run_command):
+    before = Translation.objects.count()
+    path = write(tmp_path, "concepts.csv", "key,field,language,text,state\n"
+                 "oma,text,en,Granny,translated\nkaiser,text,en,Emperor,translated\n")
+    status, _, err = run_command("import_content", str(path))
+    assert status == 1
+    assert "row 3, column `key`: There is no concept card with the key “kaiser”." in err
+    assert Translation.objects.count() == before
+    assert ConceptCard.objects.get(key="oma").translation("text", "en").text == "Grandmother"
