@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast lint install install-dev bench clean
+.PHONY: run test test-fast lint install install-dev bench bench-import clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,12 @@ test: $(DEV_STAMP)
 ## test-fast: the default selection (no browser, no slow tests)
 test-fast: $(DEV_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## bench: the speed benchmarks (ratios against a floor measured in the same run)
+bench: bench-import
+
+bench-import: $(DEV_STAMP)
+	$(BIN)/python bench/import_speed.py
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

@@ -31,7 +31,12 @@ from cards.models import (
     Slogan,
     SymbolTile,
 )
-from cards.resources import RESOURCES, SymbolTileResource, translation_resource_for
+from cards.resources import (
+    RESOURCES,
+    KeyedResource,
+    SymbolTileResource,
+    translation_resource_for,
+)
 
 #: (file stem inside the folder, content model) in load order: referenced content first.
 CATALOGUE_FILES: tuple[tuple[str, type[Content]], ...] = (
@@ -85,6 +90,15 @@ class CatalogueReport:
 
 class _Rollback(Exception):
     pass
+
+
+def make_resource(resource_class: type, directory: Path):  # type: ignore[no-untyped-def]
+    """A resource for a command: pictures read from the folder, no HTML preview diffs."""
+    if issubclass(resource_class, SymbolTileResource):
+        return resource_class(catalogue_dir=directory, preview=False)
+    if issubclass(resource_class, KeyedResource):
+        return resource_class(preview=False)
+    return resource_class()
 
 
 def _relative(path: Path, directory: Path) -> str:
@@ -150,12 +164,7 @@ def import_catalogue(directory: Path, *, dry_run: bool = False) -> CatalogueRepo
                 path = _find(directory, stem)
                 if path is None:
                     continue
-                resource_class = RESOURCES[model]
-                resource = (
-                    SymbolTileResource(catalogue_dir=directory)
-                    if resource_class is SymbolTileResource
-                    else resource_class()
-                )
+                resource = make_resource(RESOURCES[model], directory)
                 report.files.append(
                     import_dataset(resource, read_dataset(path), _relative(path, directory))
                 )
@@ -232,12 +241,7 @@ def import_file(
         kind = file_kind(dataset, path.name, type_hint=type_hint)
     except FileProblem as exc:
         raise CatalogueError(f"{path.name}: {exc}") from None
-    resource_class = kind.resource_class()
-    resource = (
-        SymbolTileResource(catalogue_dir=path.parent)
-        if resource_class is SymbolTileResource
-        else resource_class()
-    )
+    resource = make_resource(kind.resource_class(), path.parent)
     with transaction.atomic():
         report = import_dataset(resource, dataset, path.name)
         if report.errors or dry_run:

@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
 from cards.pictures import validate_picture
@@ -230,7 +231,7 @@ class Content(Translatable):
 
     def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         if self.TEXT_FIELD:
-            self.norm = normalise(getattr(self, self.TEXT_FIELD))[:255]
+            self.norm = self.norm_of_text()
         super().save(*args, **kwargs)
 
     def natural_key(self) -> tuple[str]:
@@ -240,18 +241,45 @@ class Content(Translatable):
         super().clean()
         if self.TEXT_FIELD:
             text = getattr(self, self.TEXT_FIELD) or ""
-            norm = normalise(text)[:255]
-            if norm:
-                twins = type(self)._default_manager.filter(norm=norm).exclude(pk=self.pk)
-                twin = twins.only("key").first()
-                if twin is not None:
-                    raise ValidationError(
-                        {
-                            self.TEXT_FIELD: f"“{text}” is already in the catalogue as "
-                            f"'{twin.key}' (texts are compared without case, accents or "
-                            "punctuation)."
-                        }
-                    )
+            twin = self.twin_key()
+            if twin is not None:
+                raise ValidationError(
+                    {
+                        self.TEXT_FIELD: f"“{text}” is already in the catalogue as "
+                        f"'{twin}' (texts are compared without case, accents or punctuation)."
+                    }
+                )
+
+    def norm_of_text(self) -> str:
+        text = getattr(self, self.TEXT_FIELD) or ""
+        cached = getattr(self, "_norm_cache", None)
+        if cached is None or cached[0] != text:
+            cached = (text, normalise(text)[:255])
+            self._norm_cache = cached
+        return cached[1]
+
+    def twin_key(self) -> str | None:
+        """The key of another card of this type with the same text after normalisation.
+
+        An importer passes ``_text_index`` (normalised text -> key of the table, loaded once)
+        so that checking ten thousand rows does not take ten thousand queries.
+        """
+        norm = self.norm_of_text()
+        if not norm:
+            return None
+        index = getattr(self, "_text_index", None)
+        if index is not None:
+            key = index.get(norm)
+            return key if key is not None and key != self.key else None
+        twins = type(self)._default_manager.filter(norm=norm).exclude(pk=self.pk)
+        twin = twins.only("key").first()
+        return twin.key if twin is not None else None
+
+    def prepare_for_bulk(self) -> None:
+        """What save() would do, for rows written by bulk_create / bulk_update."""
+        if self.TEXT_FIELD:
+            self.norm = self.norm_of_text()
+        self.updated_at = timezone.now()
 
 
 def _text_field(max_length: int = 200, **kwargs) -> models.CharField:  # type: ignore[no-untyped-def]

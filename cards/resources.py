@@ -6,13 +6,15 @@ classes, so a rule checked here (or in the models they clean) holds for every pa
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any, ClassVar
 
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import models
-from import_export import fields, resources, widgets
+from import_export import fields, instance_loaders, resources, widgets
+from simple_history.utils import bulk_create_with_history, bulk_update_with_history
 
 from cards.files import COLUMNS, TRANSLATION_COLUMNS
 from cards.models import (
@@ -34,10 +36,37 @@ from cards.models import (
 )
 from cards.pictures import TABLER_LICENCE, TABLER_SOURCE, render_icon, validate_picture
 from cards.text import validate_key
+from cards.translation import sources_changed_in_bulk
+
+
+class KeyLoader(instance_loaders.BaseInstanceLoader):
+    """Loads the stored cards of every key in the file up front, in a few queries."""
+
+    CHUNK = 900  # below SQLite's limit of host parameters per statement
+
+    def __init__(self, resource: Any, dataset: Any = None) -> None:
+        super().__init__(resource, dataset)
+        keys = sorted({str(row.get("key") or "").strip() for row in (dataset.dict if dataset else [])})
+        queryset = resource.get_queryset()
+        self.by_key: dict[str, Any] = {}
+        for start in range(0, len(keys), self.CHUNK):
+            for obj in queryset.filter(key__in=keys[start:start + self.CHUNK]):
+                self.by_key[obj.key] = obj
+
+    def get_instance(self, row: dict) -> Any:
+        return self.by_key.get(str(row.get("key") or "").strip())
 
 
 class KeyedResource(resources.ModelResource):
-    """Rows are matched on ``key``; an unchanged row is reported as skipped, not saved."""
+    """Rows are matched on ``key``; an unchanged row is reported as skipped, not saved.
+
+    Rows are checked one by one (every field, every rule of the model) but written in
+    batches: ``bulk_create_with_history`` / ``bulk_update_with_history`` write the rows and
+    their history, and translations of changed source texts drop to *needs editing* in one
+    pass. Uniqueness is checked against an index of the table loaded once, not a query per
+    row. Resources whose rows write more than their own table (slogans with their options,
+    tiles with their pictures) save row by row instead (``use_bulk = False``).
+    """
 
     class Meta:
         abstract = True
@@ -46,7 +75,20 @@ class KeyedResource(resources.ModelResource):
         report_skipped = True
         clean_model_instances = True
         use_transactions = True
+        use_bulk = True
+        batch_size = 500
+        instance_loader_class = KeyLoader
         exclude = ("id", "norm", "created_at", "updated_at")
+
+    def __init__(self, *, preview: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if not preview:
+            # Commands show no per-row diff: do not build one (no copy of every stored row);
+            # skip_row compares the imported fields with a snapshot instead.
+            self._meta = copy.copy(self._meta)
+            self._meta.skip_html_diff = True
+            self._meta.skip_diff = self._meta.use_bulk
+        self._text_index: dict[str, str] | None = None
 
     def get_queryset(self) -> models.QuerySet:
         return super().get_queryset().order_by("key")
@@ -54,6 +96,94 @@ class KeyedResource(resources.ModelResource):
     def before_import(self, dataset: Any, **kwargs: Any) -> None:
         check_columns(dataset, *COLUMNS[self._meta.model])
         check_unique_rows(dataset, ("key",))
+
+    # --- unchanged rows without a diff --------------------------------------------------
+
+    def _values(self, instance: Any) -> tuple:
+        return tuple(
+            field.get_value(instance) for field in self.get_import_fields() if field.attribute
+        )
+
+    def after_init_instance(self, instance: Any, new: bool, row: Any, **kwargs: Any) -> None:
+        if self._meta.skip_diff and not new:
+            instance._import_snapshot = self._values(instance)
+
+    def skip_row(self, instance, original, row, import_validation_errors=None):  # type: ignore[no-untyped-def]
+        snapshot = getattr(instance, "_import_snapshot", None)
+        if self._meta.skip_diff and self._meta.skip_unchanged and not import_validation_errors:
+            return snapshot is not None and snapshot == self._values(instance)
+        return super().skip_row(instance, original, row, import_validation_errors)
+
+    # --- validation without a query per row ------------------------------------------
+
+    def text_index(self) -> dict[str, str]:
+        """Normalised text -> key of every stored card of this type (loaded once)."""
+        if self._text_index is None:
+            model = self._meta.model
+            self._text_index = (
+                dict(model._default_manager.values_list("norm", "key")) if model.TEXT_FIELD else {}
+            )
+        return self._text_index
+
+    def validate_instance(self, instance, import_validation_errors=None, validate_unique=True):  # type: ignore[no-untyped-def]
+        if not self._meta.use_bulk:
+            return super().validate_instance(instance, import_validation_errors, validate_unique)
+        errors = dict(import_validation_errors or {})
+        instance._text_index = self.text_index()
+        try:
+            # The key's uniqueness is the file's (checked in before_import) and the loader's
+            # (a stored key is an update); the database constraints are mirrored by field
+            # validators and clean(). Fields the file does not set need no check.
+            instance.full_clean(exclude={*errors, *self._unimported_fields()},
+                                validate_unique=False, validate_constraints=False)
+        except ValidationError as exc:
+            errors = exc.update_error_dict(errors)
+        finally:
+            del instance._text_index
+        if errors:
+            raise ValidationError(errors)
+        if instance.TEXT_FIELD:
+            self.text_index()[instance.norm_of_text()] = instance.key
+
+    def _unimported_fields(self) -> set[str]:
+        if not hasattr(self, "_unimported"):
+            imported = {f.attribute for f in self.get_import_fields() if f.attribute}
+            self._unimported = {
+                f.name for f in self._meta.model._meta.concrete_fields if f.name not in imported
+            }
+        return self._unimported
+
+    # --- batched writes with history -------------------------------------------------
+
+    def bulk_create(self, using_transactions, dry_run, raise_errors, batch_size=None, result=None):  # type: ignore[no-untyped-def]
+        if self.create_instances and (using_transactions or not dry_run):
+            try:
+                for obj in self.create_instances:
+                    obj.prepare_for_bulk()
+                bulk_create_with_history(self.create_instances, self._meta.model,
+                                         batch_size=batch_size)
+            except Exception as exc:  # reported as the file's error; the import rolls back
+                self.handle_import_error(result, exc, raise_errors)
+            finally:
+                self.create_instances.clear()
+
+    def bulk_update(self, using_transactions, dry_run, raise_errors, batch_size=None, result=None):  # type: ignore[no-untyped-def]
+        if self.update_instances and (using_transactions or not dry_run):
+            try:
+                changes = [(obj, obj.changed_sources()) for obj in self.update_instances]
+                for obj in self.update_instances:
+                    obj.prepare_for_bulk()
+                fields = [
+                    f.attribute for f in self.get_import_fields()
+                    if f.attribute and f.attribute != "key"
+                ] + ["norm", "updated_at"]
+                bulk_update_with_history(self.update_instances, self._meta.model, fields,
+                                         batch_size=batch_size)
+                sources_changed_in_bulk([(obj, c) for obj, c in changes if c])
+            except Exception as exc:  # reported as the file's error; the import rolls back
+                self.handle_import_error(result, exc, raise_errors)
+            finally:
+                self.update_instances.clear()
 
 
 class FileRejected(ValueError):
@@ -154,6 +284,7 @@ class SymbolTileResource(KeyedResource):
     picture = fields.Field(column_name="picture", attribute=None)
 
     class Meta(KeyedResource.Meta):
+        use_bulk = False  # each row also writes a picture file
         model = SymbolTile
         fields = (
             "key", "name", "icon", "is_extra", "position", "picture", "image_source", "image_licence",
@@ -292,6 +423,7 @@ class SloganResource(KeyedResource):
     )
 
     class Meta(KeyedResource.Meta):
+        use_bulk = False  # each row also writes its four options
         model = Slogan
         fields = ("card", "side", "key", "text", *OPTION_COLUMNS, "correct", "keep_german", "source")
 

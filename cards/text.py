@@ -11,6 +11,7 @@ from django.core.validators import RegexValidator
 KEY_MAX_LENGTH = 60
 KEY_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z"
 
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 _GERMAN_FOLDS = (("ä", "ae"), ("ö", "oe"), ("ü", "ue"), ("ß", "ss"), ("ẞ", "ss"))
 
 validate_key = RegexValidator(
@@ -42,6 +43,8 @@ def normalise(text: str) -> str:
     Case, accents, punctuation, quotes and spacing do not make two card texts different:
     'Oma', ' oma ' and 'OMA!' are the same card.
     """
+    if text.isascii():
+        return " ".join(_NOT_ALNUM.sub(" ", text.lower()).split())
     folded = unicodedata.normalize("NFKC", text).casefold()
     for umlaut, ascii_form in _GERMAN_FOLDS:
         folded = folded.replace(umlaut, ascii_form)

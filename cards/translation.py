@@ -28,15 +28,21 @@ def source_changed(obj: Translatable, field: str, new_source: str) -> None:
         field=field,
     )
     for row in rows:
-        if row.source_text == new_source:
-            if row.state == TranslationState.NEEDS_EDITING and row.state_before_change:
-                row.state = row.state_before_change
-                row.state_before_change = ""
-                row.save(update_fields=["state", "state_before_change", "updated_at"])
-        elif row.state != TranslationState.NEEDS_EDITING:
-            row.state_before_change = row.state
-            row.state = TranslationState.NEEDS_EDITING
+        if follow_source(row, new_source):
             row.save(update_fields=["state", "state_before_change", "updated_at"])
+
+
+def follow_source(row: Translation, new_source: str) -> bool:
+    """Move a translation's state after its source changed to new_source; True if it moved."""
+    if row.source_text == new_source:
+        if row.state == TranslationState.NEEDS_EDITING and row.state_before_change:
+            row.state, row.state_before_change = row.state_before_change, ""
+            return True
+        return False
+    if row.state != TranslationState.NEEDS_EDITING:
+        row.state_before_change, row.state = row.state, TranslationState.NEEDS_EDITING
+        return True
+    return False
 
 
 def save_translation(
@@ -63,3 +69,30 @@ def save_translation(
 def state_of(obj: Translatable, field: str, language: str) -> str:
     row = obj.translation(field, language)
     return row.effective_state if row is not None else EMPTY
+
+
+def sources_changed_in_bulk(changes: list[tuple[Translatable, dict[str, tuple[str, str]]]]) -> None:
+    """``source_changed`` for many objects at once (bulk imports): a few queries in all."""
+    if not changes:
+        return
+    by_type: dict[int, dict[int, dict[str, str]]] = {}
+    for obj, changed in changes:
+        content_type = ContentType.objects.get_for_model(type(obj))
+        by_type.setdefault(content_type.pk, {})[obj.pk] = {f: new for f, (_old, new) in changed.items()}
+        obj._loaded_sources = {name: getattr(obj, name) for name in obj.TRANSLATABLE_FIELDS}
+    touched = []
+    for type_id, objects in by_type.items():
+        ids = list(objects)
+        for start in range(0, len(ids), 900):
+            rows = Translation.objects.filter(
+                content_type_id=type_id, object_id__in=ids[start:start + 900]
+            )
+            for row in rows:
+                new_source = objects[row.object_id].get(row.field)
+                if new_source is not None and follow_source(row, new_source):
+                    touched.append(row)
+    if touched:
+        from simple_history.utils import bulk_update_with_history
+
+        bulk_update_with_history(touched, Translation, ["state", "state_before_change"],
+                                 batch_size=500)

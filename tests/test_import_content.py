@@ -165,3 +165,43 @@ def test_an_unknown_key_in_a_translation_file_changes_nothing(mini_catalogue, tm
     assert "row 3, column `key`: There is no concept card with the key “kaiser”." in err
     assert Translation.objects.count() == before
     assert ConceptCard.objects.get(key="oma").translation("text", "en").text == "Grandmother"
+
+
+def test_two_new_rows_with_the_same_text_are_caught_in_one_file(mini_catalogue, tmp_path,
+                                                                 run_command):
+    path = write(tmp_path, "dinge.csv", HEADER + "ein-apfel,Ein Apfel,180,x\n"
+                 "ein-apfel-2,ein  APFEL!,190,x\n")
+    status, _, err = run_command("import_content", str(path))
+    assert status == 1
+    assert ("row 3, column `name`: “ein  APFEL!” is already in the catalogue as 'ein-apfel'" in err)
+    assert not SauschwerObject.objects.filter(key__startswith="ein-apfel").exists()
+
+
+def test_a_row_that_repeats_a_stored_text_under_a_new_key_is_refused(mini_catalogue, tmp_path,
+                                                                      run_command):
+    path = write(tmp_path, "dinge.csv", HEADER + "huehnerei,Ein Hühnerei!,61,x\n")
+    status, _, err = run_command("import_content", str(path))
+    assert status == 1
+    assert "is already in the catalogue as 'ein-huehnerei'" in err
+
+
+def test_an_import_writes_rows_in_batches_not_a_query_per_row(
+        mini_catalogue, tmp_path):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from cards.catalogue import import_file
+
+    def queries(rows: int) -> int:
+        SauschwerObject.objects.filter(key__startswith="ding-").delete()
+        lines = "".join(f"ding-{i},Ding {i},{i + 1},x\n" for i in range(rows))
+        path = write(tmp_path, f"dinge-{rows}.csv", HEADER + lines)
+        with CaptureQueriesContext(connection) as context:
+            assert not import_file(path)[1].errors
+        return len(context.captured_queries)
+
+    # rows and their history are written in batches (SQLite splits a batch by its limit of
+    # parameters per statement): twenty times the rows, a handful more queries
+    few, many = queries(20), queries(400)
+    assert many <= few + 8
+    assert many < 400 / 10
