@@ -102,3 +102,23 @@ def test_the_editor_is_for_translators_and_curators_only(mini_catalogue, client)
 def test_an_unknown_game_or_language_is_a_404(mini_catalogue, tina):
     assert tina.get(reverse("admin:cards_translate", args=["poker", "en"])).status_code == 404
     assert tina.get(reverse("admin:cards_translate", args=["symbols", "fr"])).status_code == 404
+
+
+def test_a_po_round_trip_moves_the_progress_page(mini_catalogue, tina):
+    import polib
+
+    from cards.po import export_po, import_po
+
+    Translation.objects.filter(text="Love").delete()
+    before = progress("symbols", "en").counts
+    po = polib.pofile(export_po("symbols", "en"))
+    for entry in po:
+        if entry.msgctxt == "liebe:text":
+            entry.msgstr = "Love"
+    report = import_po(str(po), "symbols", "en")
+    assert report.updated == 1 and not report.errors
+    after = progress("symbols", "en").counts
+    assert (before["empty"], after["empty"]) == (1, 0)
+    assert after["translated"] == before["translated"] + 1
+    page = tina.get(reverse("admin:cards_progress")).content.decode()
+    assert '<td class="num">0</td><td class="num">0</td>\n        <td class="num">1</td>' in page
