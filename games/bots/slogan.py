@@ -1,0 +1,153 @@
+"""A Slogan bot with a knowledge model: each bot knows each slogan with its own probability.
+
+How well known a slogan is (its difficulty) and how much a bot knows (its skill) are derived
+from the slogan key and the player id, so they are the same in every game. Whether a bot knows
+a slogan this time is a roll of the driver's dice; the bot that judges an answer rolls for the
+player who answers (the spoken answer is simulated). That roll is the only thing a bot takes
+from the full state; everything else it reads from the engine's ``view``.
+
+The questioner asks the harder slogan of the card and stakes by its difficulty; a wrong
+answerer tips when the options jog its memory, and otherwise mostly draws a Spießer Alfons.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections import Counter
+from typing import Any
+
+from games.engines import slogan as engine
+
+CHALLENGE = 0.05  # chance to challenge a leader who is at most CHALLENGE_GAP chips ahead
+CHALLENGE_GAP = 4
+OPTIONS_HELP = 0.25  # seeing four options makes a slogan this much likelier to be known
+ALFONS = 0.7  # a bot that cannot place the slogan draws an Alfons card this often
+LISTED = 5  # hardest and easiest slogans named in the report
+
+
+def _unit(text: str) -> float:
+    """A number in [0, 1) fixed by the text."""
+    return zlib.crc32(text.encode()) / 2**32
+
+
+def difficulty(slogan_key: str) -> float:
+    """How little known a slogan is: 0 (everybody knows it) to 1."""
+    return _unit(f"slogan:{slogan_key}")
+
+
+def skill(player: str) -> float:
+    """How many slogans a bot knows: 0.4 to 0.9."""
+    return 0.4 + 0.5 * _unit(f"skill:{player}")
+
+
+def know_probability(player: str, slogan_key: str) -> float:
+    return min(0.98, max(0.02, skill(player) + 0.25 - 0.6 * difficulty(slogan_key)))
+
+
+def knows(player: str, slogan_key: str, rng: random.Random, bonus: float = 0.0) -> bool:
+    return rng.random() < know_probability(player, slogan_key) + bonus
+
+
+def choose(state: dict[str, Any], player: str, rng: random.Random) -> dict[str, Any] | None:
+    seen = engine.view(state, player, with_log=False)
+    phase = seen["phase"]
+    if phase == "question":
+        challenge = _challenge(state, seen, player, rng)
+        if challenge is not None or player != seen["questioner"]:
+            return challenge
+        return _ask(seen)
+    if phase == "judge" and player == seen["questioner"]:
+        question = seen["question"]
+        return {"type": "judge", "correct": knows(seen["questioned"], question["key"], rng)}
+    if phase == "second_chance" and player == seen["questioned"]:
+        return _second_chance(state, seen, player, rng)
+    if phase == "duel" and player in seen["duel"]["readers"]:
+        duel = seen["duel"]
+        answer = duel["next"]
+        key = duel["slogans"][answer["slogan"]]["key"]
+        return {"type": "judge", **answer, "correct": knows(answer["player"], key, rng)}
+    return None
+
+
+def _challenge(
+    state: dict[str, Any], seen: dict[str, Any], player: str, rng: random.Random
+) -> dict[str, Any] | None:
+    leaders = engine.challengeable(state, player)
+    if not leaders:
+        return None
+    gap = seen["scores"][leaders[0]] - seen["scores"][player]
+    if 0 < gap <= CHALLENGE_GAP and rng.random() < CHALLENGE:
+        return {"type": "challenge", "target": rng.choice(leaders)}
+    return None
+
+
+def _ask(seen: dict[str, Any]) -> dict[str, Any]:
+    """The less known slogan (the stake goes to the questioner on a wrong answer), staked by
+    how little known it is."""
+    slogans = seen["card"]["slogans"]
+    number = max((0, 1), key=lambda n: difficulty(slogans[n]["key"]))
+    hardness = difficulty(slogans[number]["key"])
+    stake = 1 if hardness < 0.3 else 3 if hardness > 0.65 else 2
+    return {"type": "ask", "slogan": number, "stake": stake}
+
+
+def _second_chance(
+    state: dict[str, Any], seen: dict[str, Any], player: str, rng: random.Random
+) -> dict[str, Any]:
+    question = state["question"]
+    slogan = state["catalogue"]["cards"][state["card"]][question["slogan"]]
+    if knows(player, slogan["key"], rng, bonus=OPTIONS_HELP):
+        return {"type": "tip", "option": slogan["answer"]}
+    if seen["desk_counts"][player] and rng.random() < ALFONS:
+        return {"type": "alfons"}
+    return {"type": "tip", "option": rng.randrange(len(seen["question"]["options"]))}
+
+
+def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
+    """Which slogans were answered right how often; how games ended; duels and Alfons cards."""
+    asked: Counter[str] = Counter()
+    right: Counter[str] = Counter()
+    endings: Counter[str] = Counter()
+    duels = alfons = void = 0
+    for state in final_states:
+        answers: dict[int, list[bool]] = {}  # slogan 0 or 1 -> judgements not yet attributed
+        asked_slogan = 0
+        for event in state["log"]:
+            kind = event["type"]
+            if kind == "ask":
+                asked_slogan = event["slogan"]
+            elif kind == "judge":
+                answers.setdefault(asked_slogan, []).append(event["correct"])
+            elif kind == "duel_answer":
+                answers.setdefault(event["slogan"], []).append(event["correct"])
+            elif kind == "solution":
+                judged = answers.pop(event["slogan"], [])
+                asked[event["key"]] += len(judged)
+                right[event["key"]] += sum(judged)
+            elif kind == "challenge":
+                duels += 1
+            elif kind == "alfons":
+                alfons += 1
+                void += event["void"]
+            elif kind == "game_end":
+                endings[event["reason"]] += 1
+    total = sum(asked.values())
+    if not total:
+        return {}
+    games = len(final_states)
+    stats = {
+        "turns per game": f"{sum(state['turn'] for state in final_states) / games:.1f}",
+        "answers right": f"{sum(right.values()) / total:.1%} of {total}",
+        "slogans asked": f"{len(asked)} (never answered right: {sum(1 for k in asked if not right[k])})",
+        "duels per game": f"{duels / games:.2f}",
+        "Spießer Alfons cards per game": f"{alfons / games:.2f} ({void / alfons:.1%} void)"
+        if alfons
+        else "0",
+    }
+    for reason, count in sorted(endings.items()):
+        stats[f"games ending by {reason.replace('_', ' ')}"] = f"{count / games:.1%}"
+    by_rate = sorted(asked, key=lambda k: (right[k] / asked[k], -asked[k], k))
+    stats["hardest slogans"] = ", ".join(f"{k} {right[k]}/{asked[k]}" for k in by_rate[:LISTED])
+    stats["easiest slogans"] = ", ".join(f"{k} {right[k]}/{asked[k]}" for k in reversed(by_rate[-LISTED:]))
+    return stats

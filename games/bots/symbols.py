@@ -1,0 +1,140 @@
+"""A Sag's mit Symbolen bot with a shared, made-up sense of what a symbol means.
+
+Real players link "sun" to "Italy" through shared culture. The bots share a fixed table
+instead: ``association(concept, symbol)`` is a number in [0, 1) derived from the two keys, the
+same for every bot. A hint giver marks the symbol that sets the secret concept apart from the
+other cards (a grey marker: one the secret has nothing to do with); the candidate weighs the
+cards by the markers, removes the least likely card, and attempts a solution once one card is
+likely enough.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import zlib
+from collections import Counter
+from functools import lru_cache
+from typing import Any
+
+from games.engines import symbols as engine
+
+HINT_NOISE = 0.15  # hint givers do not always find the best symbol
+PERCEPTION = 0.35  # how far a candidate's links differ from the hint givers'
+SHARPNESS = 6.0  # how strongly the candidate trusts the markers
+GUESS_CONFIDENCE = 0.8
+CANDIDATE_SLIPS = 0.05  # now and then the candidate removes a card at random
+REPLACE_CHANCE = 0.01  # now and then a player finds a concept impossible to explain
+GREY_BIAS = 0.3  # grey markers are scarce: used only for a clearly better hint
+
+
+@lru_cache(maxsize=65536)
+def association(concept: str, symbol: str) -> float:
+    return zlib.crc32(f"{concept}|{symbol}".encode()) / 2**32
+
+
+@lru_cache(maxsize=65536)
+def perceived(player: str, concept: str, symbol: str) -> float:
+    """How strongly this player links a concept to a symbol: the shared association, blurred
+    by the player's own taste (the same every time)."""
+    taste = zlib.crc32(f"{player}|{concept}|{symbol}".encode()) / 2**32 - 0.5
+    return association(concept, symbol) + 2 * PERCEPTION * taste
+
+
+@lru_cache(maxsize=4096)
+def _links(concept: str, symbols: tuple[str, ...]) -> tuple[float, ...]:
+    """A concept's association with each symbol of the board, in board order."""
+    return tuple(association(concept, symbol) for symbol in symbols)
+
+
+def choose(state: dict[str, Any], player: str, rng: random.Random) -> dict[str, Any] | None:
+    phase = state["phase"]
+    if phase == "hint":
+        if player == state["hint_giver"]:
+            return _hint(state, player, rng)
+        if not state["markers"] and state["concepts"] and rng.random() < REPLACE_CHANCE:
+            slots = [slot for slot, card in enumerate(state["board"], 1) if card is not None]
+            return {"type": "replace", "slot": rng.choice(slots)}
+        return None
+    if phase == "decide" and player == state["candidate"]:
+        return _decide(state, player, rng)
+    return None
+
+
+def _hint(state: dict[str, Any], player: str, rng: random.Random) -> dict[str, Any]:
+    """The symbol that best sets the secret apart from the strongest other card on it."""
+    seen = engine.view(state, player, with_log=False)
+    board = {entry["slot"]: entry["concept"] for entry in seen["board"] if entry["concept"]}
+    symbols = tuple(seen["symbols"])
+    mine = _links(board[seen["secret"]], symbols)
+    theirs = [_links(concept, symbols) for slot, concept in board.items() if slot != seen["secret"]]
+    strongest = list(map(max, *theirs)) if len(theirs) > 1 else list(theirs[0])
+    marked = {marker["symbol"] for marker in seen["markers"]}
+    noise = HINT_NOISE * 2
+    hints = [
+        (m - t + noise * rng.random(), symbol, "green")
+        for symbol, m, t in zip(symbols, mine, strongest, strict=True)
+        if symbol not in marked
+    ]
+    if seen["grey_markers_left"] > 0:
+        typical = [sum(links) / len(theirs) for links in zip(*theirs, strict=True)]
+        hints += [
+            (t - m - GREY_BIAS, symbol, "grey")
+            for symbol, m, t in zip(symbols, mine, typical, strict=True)
+            if symbol not in marked
+        ]
+    _, symbol, colour = max(hints)
+    return {"type": "hint", "symbol": symbol, "marker": colour}
+
+
+def likelihoods(seen: dict[str, Any], player: str) -> dict[int, float]:
+    """How likely each card on the board is the secret, as this player reads the markers."""
+    scores = {}
+    for entry in seen["board"]:
+        if entry["concept"] is None:
+            continue
+        score = 0.0
+        for marker in seen["markers"]:
+            link = perceived(player, entry["concept"], marker["symbol"])
+            score += link if marker["marker"] == "green" else -link
+        scores[entry["slot"]] = score
+    top = max(scores.values())
+    weights = {slot: math.exp(SHARPNESS * (score - top)) for slot, score in scores.items()}
+    total = sum(weights.values())
+    return {slot: weight / total for slot, weight in weights.items()}
+
+
+def _decide(state: dict[str, Any], player: str, rng: random.Random) -> dict[str, Any]:
+    odds = likelihoods(engine.view(state, player, with_log=False), player)
+    likeliest = max(odds, key=odds.__getitem__)
+    if odds[likeliest] >= GUESS_CONFIDENCE:
+        return {"type": "guess", "slot": likeliest}
+    if rng.random() < CANDIDATE_SLIPS:
+        return {"type": "remove", "slot": rng.choice(list(odds))}
+    return {"type": "remove", "slot": min(odds, key=odds.__getitem__)}
+
+
+def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
+    """How rounds end, and how many hints a round takes."""
+    outcomes: Counter[str] = Counter()
+    hints = rounds = 0
+    endings: Counter[str] = Counter()
+    for state in final_states:
+        for event in state["log"]:
+            if event["type"] == "round_ended":
+                outcomes[event["outcome"]] += 1
+                rounds += 1
+            elif event["type"] == "hint":
+                hints += 1
+            elif event["type"] == "game_ended":
+                endings[event["reason"]] += 1
+    if not rounds:
+        return {}
+    stats = {
+        f"rounds ending: {outcome.replace('_', ' ')}": f"{count / rounds:.1%}"
+        for outcome, count in sorted(outcomes.items())
+    }
+    stats["hints per round"] = f"{hints / rounds:.2f}"
+    for reason, count in sorted(endings.items()):
+        stats[f"games ending by {reason.replace('_', ' ')}"] = f"{count / len(final_states):.1%}"
+    return stats

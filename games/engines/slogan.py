@@ -1,0 +1,687 @@
+"""Slogan: guess the product behind an advertising slogan, climb the career track, win chips.
+
+See ENGINES.md. The questioner asks the next player clockwise and judges the spoken answer;
+a wrong answerer chooses a Spießer Alfons card, a tip or to pass; before the question any
+player may challenge a leader to a duel. The game ends when a piece reaches the goal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from games.engines.base import (
+    Action,
+    IllegalAction,
+    State,
+    check_players,
+    check_stack,
+    keep_rng,
+    log,
+    new_rng_state,
+    next_player,
+    plain_copy,
+    rng_of,
+    stacked_pile,
+    top_scorers,
+)
+
+SLUG = "slogan"
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+
+START = 0
+GOAL = 37
+LEVEL_SPACES = 6
+GOAL_LEVEL = 7
+STAKES = (1, 2, 3)
+OPTION_COUNT = 4
+PILES = ("cards", "alfons")
+OPTIONS = ("first_player", "stack")
+EFFECTS = ("move", "chips", "pay_each", "collect_each", "swap", "overtake", "to_start", "to_level")
+SWAP_TARGETS = ("leader", "last", "next")
+ACTIONS = ("challenge", "ask", "judge", "alfons", "tip", "pass")
+
+# Never changed in place, so new states share them: the pack's data, and the generator's
+# state (replaced whole by keep_rng). Past log events are never changed either.
+SHARED = ("catalogue", "rng")
+
+
+def career_level(space: int) -> int:
+    """0 on the start, 1..6 on the career levels (six spaces each), 7 on the goal."""
+    if space <= START:
+        return 0
+    if space >= GOAL:
+        return GOAL_LEVEL
+    return (space - 1) // LEVEL_SPACES + 1
+
+
+def first_space_of(level: int) -> int:
+    return (level - 1) * LEVEL_SPACES + 1
+
+
+# --- setup -------------------------------------------------------------------------------
+
+
+def setup(
+    players: Sequence[str],
+    content: dict[str, Any],
+    *,
+    seed: int | str,
+    options: dict[str, Any] | None = None,
+) -> State:
+    players = check_players(players, MIN_PLAYERS, MAX_PLAYERS)
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ValueError(f"Slogan has no option {', '.join(unknown)}; the options are: {', '.join(OPTIONS)}.")
+    first_player = options.get("first_player", players[0])
+    if first_player not in players:
+        raise ValueError(f"The first player {first_player!r} is not a player.")
+    stack = options.get("stack")
+    check_stack(stack, PILES)
+    catalogue = _catalogue_of(content)
+    if not catalogue["cards"]:
+        raise ValueError("The pack has no slogan cards.")
+    state: State = {
+        "game": SLUG,
+        "players": players,
+        "positions": {player: START for player in players},
+        "scores": {player: 0 for player in players},
+        "phase": "question",
+        "turn": 1,
+        "questioner": first_player,
+        "questioned": next_player(players, first_player),
+        "pile": [],
+        "used": [],
+        "card": None,
+        "question": None,
+        "duel": None,
+        "desks": {player: [] for player in players},
+        "alfons_discard": [],
+        "catalogue": catalogue,
+        "rng": new_rng_state(seed),
+        "log": [],
+    }
+    state["pile"] = stacked_pile(state, "cards", sorted(catalogue["cards"]), stack)
+    alfons = stacked_pile(state, "alfons", sorted(catalogue["alfons"]), stack)
+    # Dealt one at a time in turn from the first player; a desk is used in the order dealt.
+    seating = _clockwise_from(players, first_player)
+    for number, card in enumerate(alfons):
+        state["desks"][seating[number % len(seating)]].append(card)
+    _start_turn(state)
+    return state
+
+
+def _catalogue_of(content: dict[str, Any]) -> dict[str, Any]:
+    """What the engine needs from the pack: every slogan with its options, every Alfons card."""
+    if content.get("game", SLUG) != SLUG:
+        raise ValueError(f"This is a pack of {content.get('game')!r}, not of Slogan.")
+    body = content.get("body", content)
+    cards: dict[str, list[dict[str, Any]]] = {}
+    for card in body.get("cards", []):
+        slogans = card.get("slogans", [])
+        if len(slogans) != 2:
+            raise ValueError(f"The card {card['key']} must have exactly two slogans.")
+        cards[card["key"]] = [_slogan_of(card["key"], slogan) for slogan in slogans]
+    alfons: dict[str, dict[str, Any]] = {}
+    for card in body.get("alfons", []):
+        _check_effect(card["key"], card["effect"])
+        alfons[card["key"]] = {"text": card.get("text", ""), "effect": dict(card["effect"])}
+    return {"cards": cards, "alfons": alfons}
+
+
+def _slogan_of(card: str, slogan: dict[str, Any]) -> dict[str, Any]:
+    options = slogan.get("options", [])
+    correct = [n for n, option in enumerate(options) if option.get("correct")]
+    if len(options) != OPTION_COUNT or len(correct) != 1:
+        raise ValueError(f"A slogan of card {card} needs four options, exactly one correct.")
+    return {
+        "key": slogan["key"],
+        "text": slogan["text"],
+        "options": [option["text"] for option in options],
+        "answer": correct[0],
+    }
+
+
+def _check_effect(card: str, effect: dict[str, Any]) -> None:
+    kind = effect.get("kind")
+    amount: Any = effect.get("amount")
+    if kind not in EFFECTS:
+        raise ValueError(f"The Alfons card {card} has an unknown effect {kind!r}.")
+    if kind in ("move", "chips") and not _is_int(amount):
+        raise ValueError(f"The Alfons card {card} needs a whole amount.")
+    if kind in ("pay_each", "collect_each") and not (_is_int(amount) and amount >= 1):
+        raise ValueError(f"The Alfons card {card} needs an amount of at least 1.")
+    if kind == "to_level" and not (_is_int(amount) and 1 <= amount <= 6):
+        raise ValueError(f"The Alfons card {card} needs a level from 1 to 6.")
+    if kind == "swap" and effect.get("target") not in SWAP_TARGETS:
+        raise ValueError(f"The Alfons card {card} needs a target: leader, last or next.")
+
+
+# --- turns -------------------------------------------------------------------------------
+
+
+def _start_turn(state: State) -> None:
+    """The questioner draws a card; an empty box ends the game."""
+    if not state["pile"]:
+        _end(state, "cards_exhausted")
+        return
+    state["card"] = state["pile"].pop(0)
+    state["phase"] = "question"
+    log(state, "turn", turn=state["turn"], questioner=state["questioner"], questioned=state["questioned"])
+
+
+def _finish_turn(state: State) -> None:
+    if GOAL in state["positions"].values():
+        _end(state, "goal")
+        return
+    state["turn"] += 1
+    state["questioner"] = state["questioned"]
+    state["questioned"] = next_player(state["players"], state["questioner"])
+    _start_turn(state)
+
+
+def _end(state: State, reason: str) -> None:
+    state["phase"] = "over"
+    log(state, "game_end", reason=reason, scores=dict(state["scores"]), winners=_winners(state))
+
+
+def _winners(state: State) -> list[str]:
+    return top_scorers(state["scores"])
+
+
+# --- actions -------------------------------------------------------------------------------
+
+
+def legal_actions(state: State, player: str) -> list[Action]:
+    if player not in state["players"]:
+        return []
+    phase = state["phase"]
+    actions: list[Action] = []
+    if phase == "question":
+        if player == state["questioner"]:
+            actions += [
+                {"type": "ask", "slogan": slogan, "stake": stake} for slogan in (0, 1) for stake in STAKES
+            ]
+        actions += [{"type": "challenge", "target": target} for target in challengeable(state, player)]
+    elif phase == "judge" and player == state["questioner"]:
+        actions += [{"type": "judge", "correct": correct} for correct in (True, False)]
+    elif phase == "second_chance" and player == state["questioned"]:
+        if state["desks"][player]:
+            actions.append({"type": "alfons"})
+        actions += [{"type": "tip", "option": option} for option in range(OPTION_COUNT)]
+        actions.append({"type": "pass"})
+    elif phase == "duel" and player in state["duel"]["readers"]:
+        duelist, slogan = _next_duel_answer(state["duel"])
+        actions += [
+            {"type": "judge", "player": duelist, "slogan": slogan, "correct": correct}
+            for correct in (True, False)
+        ]
+    return actions
+
+
+def challengeable(state: State, challenger: str) -> list[str]:
+    """The players that challenger may challenge now: the leaders (most chips), not himself.
+
+    A duel needs a reader who is not a duelist: with two players there is none.
+    """
+    if state["phase"] != "question" or len(state["players"]) < 3:
+        return []
+    top = max(state["scores"].values())
+    return [p for p in state["players"] if state["scores"][p] == top and p != challenger]
+
+
+def apply(state: State, player: str, action: Action) -> State:
+    if player not in state["players"]:
+        raise IllegalAction(f"{player!r} does not play in this game.")
+    if state["phase"] == "over":
+        raise IllegalAction("The game is over.")
+    if not isinstance(action, dict) or action.get("type") not in ACTIONS:
+        raise IllegalAction(f"There is no such action in Slogan; the actions are: {', '.join(ACTIONS)}.")
+    new = _copy(state)
+    kind = action["type"]
+    if kind == "challenge":
+        _challenge(new, player, action)
+    elif kind == "ask":
+        _ask(new, player, action)
+    elif kind == "judge" and new["phase"] == "duel":
+        _judge_duel(new, player, action)
+    elif kind == "judge":
+        _judge(new, player, action)
+    else:
+        _second_chance(new, player, action)
+    return new
+
+
+def _fields(action: Action, expected: set[str]) -> None:
+    extra = set(action) - expected - {"type"}
+    missing = expected - set(action)
+    if extra:
+        raise IllegalAction(f"Unexpected {', '.join(sorted(extra))} in a {action['type']} action.")
+    if missing:
+        raise IllegalAction(f"A {action['type']} action needs {', '.join(sorted(missing))}.")
+
+
+def _challenge(state: State, challenger: str, action: Action) -> None:
+    _fields(action, {"target"})
+    if state["phase"] != "question":
+        raise IllegalAction("A challenge must come before the question is read.")
+    target = action["target"]
+    if len(state["players"]) < 3:
+        raise IllegalAction("A duel needs a third player to read the slogans.")
+    if target == challenger:
+        raise IllegalAction("You cannot challenge yourself.")
+    if target not in challengeable(state, challenger):
+        raise IllegalAction("Only a leader (a player with the most chips) can be challenged.")
+    duelists = (target, challenger)
+    if state["questioner"] in duelists:
+        readers = [p for p in state["players"] if p not in duelists]
+    else:
+        readers = [state["questioner"]]
+    # The turn's card goes back into the box; the duel is read from a newly drawn card.
+    state["pile"].append(state["card"])
+    state["card"] = None
+    state["duel"] = {
+        "challenger": challenger,
+        "challenged": target,
+        "card": state["pile"].pop(0),
+        "readers": readers,
+        "answers": [],
+    }
+    state["phase"] = "duel"
+    log(state, "challenge", turn=state["turn"], challenger=challenger, challenged=target, readers=readers)
+
+
+def _ask(state: State, player: str, action: Action) -> None:
+    _fields(action, {"slogan", "stake"})
+    if state["phase"] != "question":
+        raise IllegalAction("The question has already been asked.")
+    if player != state["questioner"]:
+        raise IllegalAction(f"{state['questioner']} asks the question this turn.")
+    slogan, stake = action["slogan"], action["stake"]
+    if slogan not in (0, 1) or not _is_int(slogan):
+        raise IllegalAction("Choose one of the card's two slogans: 0 or 1.")
+    if stake not in STAKES or not _is_int(stake):
+        raise IllegalAction("The stake is 1, 2 or 3 chips.")
+    state["question"] = {"slogan": slogan, "stake": stake}
+    state["phase"] = "judge"
+    log(
+        state,
+        "ask",
+        turn=state["turn"],
+        questioner=player,
+        questioned=state["questioned"],
+        slogan=slogan,
+        text=_slogan(state, state["card"], slogan)["text"],
+        stake=stake,
+    )
+
+
+def _judge(state: State, player: str, action: Action) -> None:
+    _fields(action, {"correct"})
+    if state["phase"] != "judge":
+        raise IllegalAction("There is no answer to judge now.")
+    if player != state["questioner"]:
+        raise IllegalAction(f"{state['questioner']} judges the answer.")
+    correct = action["correct"]
+    if not isinstance(correct, bool):
+        raise IllegalAction("Judge with correct: true or false.")
+    stake = state["question"]["stake"]
+    winner = state["questioned"] if correct else state["questioner"]
+    log(state, "judge", turn=state["turn"], correct=correct, winner=winner, stake=stake)
+    state["scores"][winner] += stake
+    _move_to(state, winner, state["positions"][winner] + stake, cause="stake")
+    if correct or GOAL in state["positions"].values():
+        _close_question(state)
+        _finish_turn(state)
+    else:
+        state["phase"] = "second_chance"
+
+
+def _second_chance(state: State, player: str, action: Action) -> None:
+    kind = action["type"]
+    if state["phase"] != "second_chance":
+        raise IllegalAction("A second chance comes only after a wrong answer.")
+    if player != state["questioned"]:
+        raise IllegalAction(f"Only {state['questioned']} has a second chance.")
+    if kind == "alfons":
+        _fields(action, set())
+        desk = state["desks"][player]
+        if not desk:
+            raise IllegalAction("Your desk is empty: only the tip is left.")
+        card = desk.pop(0)
+        state["alfons_discard"].append(card)
+        _spiesser_alfons(state, player, card)
+    elif kind == "tip":
+        _fields(action, {"option"})
+        option = action["option"]
+        if not _is_int(option) or not 0 <= option < OPTION_COUNT:
+            raise IllegalAction("Point at one of the four options: 0, 1, 2 or 3.")
+        question = state["question"]
+        correct = option == _slogan(state, state["card"], question["slogan"])["answer"]
+        log(state, "tip", turn=state["turn"], player=player, option=option, correct=correct)
+        if correct:
+            _move_to(state, player, state["positions"][player] + 1, cause="tip")
+    else:
+        _fields(action, set())
+        log(state, "pass", turn=state["turn"], player=player)
+    _close_question(state)
+    _finish_turn(state)
+
+
+def _close_question(state: State) -> None:
+    """The question is settled: its slogan, options and answer become public."""
+    card, number = state["card"], state["question"]["slogan"]
+    log(state, "solution", turn=state["turn"], card=card, slogan=number, **_slogan(state, card, number))
+    state["used"].append(card)
+    state["card"] = None
+    state["question"] = None
+
+
+def _judge_duel(state: State, player: str, action: Action) -> None:
+    _fields(action, {"player", "slogan", "correct"})
+    duel = state["duel"]
+    if player not in duel["readers"]:
+        readers = " or ".join(duel["readers"])
+        raise IllegalAction(f"{readers} reads and judges this duel.")
+    duelist, slogan = _next_duel_answer(duel)
+    if action["player"] != duelist or action["slogan"] != slogan or not _is_int(action["slogan"]):
+        raise IllegalAction(f"Next, {duelist} answers slogan {slogan + 1}.")
+    correct = action["correct"]
+    if not isinstance(correct, bool):
+        raise IllegalAction("Judge with correct: true or false.")
+    duel["answers"].append({"player": duelist, "slogan": slogan, "correct": correct})
+    log(state, "duel_answer", turn=state["turn"], player=duelist, slogan=slogan, correct=correct)
+    if correct:
+        state["scores"][duelist] += 1
+    if len(duel["answers"]) == 4:
+        won = {
+            p: sum(a["correct"] for a in duel["answers"] if a["player"] == p)
+            for p in (duel["challenged"], duel["challenger"])
+        }
+        best = max(won.values())
+        leaders = [p for p, chips in won.items() if chips == best]
+        winner = leaders[0] if len(leaders) == 1 else None
+        # Only now the card: its key (or a slogan's) would tell an unjudged slogan's answer.
+        for number in (0, 1):
+            log(state, "solution", turn=state["turn"], card=duel["card"], slogan=number,
+                **_slogan(state, duel["card"], number))  # fmt: skip
+        log(state, "duel_end", turn=state["turn"], card=duel["card"], chips=won, winner=winner)
+        state["used"].append(duel["card"])
+        state["duel"] = None
+        _finish_turn(state)
+
+
+def _next_duel_answer(duel: dict[str, Any]) -> tuple[str, int]:
+    """Per slogan, the challenged player answers first, then the challenger."""
+    order = [(duel["challenged"], slogan) for slogan in (0, 1)]
+    order.insert(1, (duel["challenger"], 0))
+    order.append((duel["challenger"], 1))
+    return order[len(duel["answers"])]
+
+
+# --- the track ------------------------------------------------------------------------------
+
+
+def _move_to(state: State, player: str, space: int, *, cause: str) -> None:
+    """Move a piece (stopping at the start and the goal) and pay a career prize for climbing."""
+    old = state["positions"][player]
+    new = min(max(space, START), GOAL)
+    state["positions"][player] = new
+    log(state, "move", turn=state["turn"], player=player, start=old, end=new, cause=cause)
+    _career_prize(state, player, old, new)
+
+
+def _career_prize(state: State, player: str, old: int, new: int) -> None:
+    """Entering a higher level (2..6 or the goal) pays one chip per player strictly behind.
+
+    A jump over several levels pays only the highest; falling back pays nothing.
+    """
+    level = career_level(new)
+    if level <= career_level(old) or level < 2:
+        return
+    behind = sum(1 for p, space in state["positions"].items() if p != player and space < new)
+    state["scores"][player] += behind
+    log(state, "career_prize", turn=state["turn"], player=player, level=level, chips=behind)
+
+
+# --- Spießer Alfons -------------------------------------------------------------------------
+
+
+def _spiesser_alfons(state: State, player: str, card: str) -> None:
+    entry = state["catalogue"]["alfons"][card]
+    effect = entry["effect"]
+    at = len(state["log"])
+    carried_out = ALFONS_EFFECTS[effect["kind"]](state, player, effect)
+    state["log"].insert(
+        at,
+        {
+            "type": "alfons",
+            "turn": state["turn"],
+            "player": player,
+            "card": card,
+            "text": entry["text"],
+            "effect": dict(effect),
+            "void": not carried_out,
+        },
+    )
+
+
+def _alfons_move(state: State, player: str, effect: dict[str, Any]) -> bool:
+    return _alfons_move_to(state, player, state["positions"][player] + effect["amount"])
+
+
+def _alfons_move_to(state: State, player: str, space: int) -> bool:
+    space = min(max(space, START), GOAL)
+    if space == state["positions"][player]:
+        return False
+    _move_to(state, player, space, cause="alfons")
+    return True
+
+
+def _alfons_chips(state: State, player: str, effect: dict[str, Any]) -> bool:
+    amount = effect["amount"]
+    if amount >= 0:
+        return _transfer(state, None, player, amount) > 0
+    return _transfer(state, player, None, -amount) > 0
+
+
+def _alfons_pay_each(state: State, player: str, effect: dict[str, Any]) -> bool:
+    # A player who runs short pays the others in clockwise order while chips last.
+    others = _clockwise_from(state["players"], player)[1:]
+    return sum(_transfer(state, player, other, effect["amount"]) for other in others) > 0
+
+
+def _alfons_collect_each(state: State, player: str, effect: dict[str, Any]) -> bool:
+    others = _clockwise_from(state["players"], player)[1:]
+    return sum(_transfer(state, other, player, effect["amount"]) for other in others) > 0
+
+
+def _alfons_swap(state: State, player: str, effect: dict[str, Any]) -> bool:
+    candidates = swap_candidates(state, player, effect["target"])
+    if not candidates:
+        return False
+    if len(candidates) == 1:
+        partner = candidates[0]
+    else:
+        rng = rng_of(state)
+        partner = rng.choice(candidates)
+        keep_rng(state, rng)
+    positions = state["positions"]
+    mine, theirs = positions[player], positions[partner]
+    positions[player], positions[partner] = theirs, mine
+    log(state, "swap", turn=state["turn"], player=player, partner=partner, start=mine, end=theirs)
+    _career_prize(state, player, mine, theirs)
+    _career_prize(state, partner, theirs, mine)
+    return True
+
+
+def swap_candidates(state: State, player: str, target: str) -> list[str]:
+    """The pieces a swap may go to; empty when the swap would change nothing (void)."""
+    positions: dict[str, int] = state["positions"]
+    mine = positions[player]
+    others = {p: space for p, space in positions.items() if p != player}
+    if target == "leader":
+        best = max(others.values())
+        return [p for p, space in others.items() if space == best] if best > mine else []
+    if target == "last":
+        worst = min(others.values())
+        return [p for p, space in others.items() if space == worst] if worst < mine else []
+    # "next": the nearest piece on another space, ahead or behind.
+    distances = {p: abs(space - mine) for p, space in others.items() if space != mine}
+    if not distances:
+        return []
+    nearest = min(distances.values())
+    return [p for p, distance in distances.items() if distance == nearest]
+
+
+def _alfons_overtake(state: State, player: str, effect: dict[str, Any]) -> bool:
+    mine = state["positions"][player]
+    ahead = [space for p, space in state["positions"].items() if p != player and space > mine]
+    if not ahead:
+        return False
+    return _alfons_move_to(state, player, min(ahead) + 1)
+
+
+def _alfons_to_start(state: State, player: str, effect: dict[str, Any]) -> bool:
+    return _alfons_move_to(state, player, START)
+
+
+def _alfons_to_level(state: State, player: str, effect: dict[str, Any]) -> bool:
+    return _alfons_move_to(state, player, first_space_of(effect["amount"]))
+
+
+ALFONS_EFFECTS = {
+    "move": _alfons_move,
+    "chips": _alfons_chips,
+    "pay_each": _alfons_pay_each,
+    "collect_each": _alfons_collect_each,
+    "swap": _alfons_swap,
+    "overtake": _alfons_overtake,
+    "to_start": _alfons_to_start,
+    "to_level": _alfons_to_level,
+}
+
+
+def _transfer(state: State, payer: str | None, payee: str | None, amount: int) -> int:
+    """Chips from a player (or the unlimited bank: None) to a player (or the bank).
+
+    A player pays at most what they have; the payee bears the loss. Returns the chips moved.
+    """
+    if payer is not None:
+        amount = min(amount, state["scores"][payer])
+        state["scores"][payer] -= amount
+    if payee is not None:
+        state["scores"][payee] += amount
+    if amount:
+        log(state, "chips", turn=state["turn"], payer=payer, payee=payee, amount=amount)
+    return amount
+
+
+# --- views and result ----------------------------------------------------------------------
+
+
+def view(state: State, player: str | None, *, with_log: bool = True) -> dict[str, Any]:
+    """Options and answer only to the questioner (and a duel's readers) until judged.
+
+    ``with_log=False`` leaves the log out (bots do not read it, and it grows).
+    """
+    seen: dict[str, Any] = {
+        "game": SLUG,
+        "phase": state["phase"],
+        "turn": state["turn"],
+        "players": list(state["players"]),
+        "scores": dict(state["scores"]),
+        "positions": dict(state["positions"]),
+        "levels": {p: career_level(space) for p, space in state["positions"].items()},
+        "questioner": state["questioner"],
+        "questioned": state["questioned"],
+        "pile_count": len(state["pile"]),
+        "desk_counts": {p: len(desk) for p, desk in state["desks"].items()},
+        "alfons_discard": list(state["alfons_discard"]),
+    }
+    if with_log:
+        seen["log"] = plain_copy(state["log"])
+    if player is not None and player in state["players"]:
+        seen["you"] = player
+    phase = state["phase"]
+    if phase == "question" and player == state["questioner"] and state["card"] is not None:
+        seen["card"] = {"key": state["card"], "slogans": plain_copy(_card(state, state["card"]))}
+    elif phase in ("judge", "second_chance"):
+        seen["question"] = _question_view(state, player)
+    elif phase == "duel":
+        seen["duel"] = _duel_view(state, player)
+    return seen
+
+
+def _question_view(state: State, player: str | None) -> dict[str, Any]:
+    question = state["question"]
+    slogan = _slogan(state, state["card"], question["slogan"])
+    seen = {"slogan": question["slogan"], "text": slogan["text"], "stake": question["stake"]}
+    if player == state["questioner"]:
+        seen.update(card=state["card"], key=slogan["key"], options=list(slogan["options"]))
+        seen["answer"] = slogan["answer"]
+    elif player == state["questioned"] and state["phase"] == "second_chance":
+        seen["options"] = list(slogan["options"])
+    return seen
+
+
+def _duel_view(state: State, player: str | None) -> dict[str, Any]:
+    duel = state["duel"]
+    reader = player in duel["readers"]
+    judged = {a["slogan"] for a in duel["answers"] if a["player"] == duel["challenger"]}
+    slogans = []
+    for number, slogan in enumerate(_card(state, duel["card"])):
+        seen = {"slogan": number, "text": slogan["text"]}
+        if reader or number in judged:
+            seen.update(options=list(slogan["options"]), answer=slogan["answer"])
+        if reader:
+            seen["key"] = slogan["key"]
+        slogans.append(seen)
+    duelist, number = _next_duel_answer(duel)
+    seen_duel: dict[str, Any] = {
+        "challenger": duel["challenger"],
+        "challenged": duel["challenged"],
+        "readers": list(duel["readers"]),
+        "answers": plain_copy(duel["answers"]),
+        "next": {"player": duelist, "slogan": number},
+        "slogans": slogans,
+    }
+    if reader:
+        seen_duel["card"] = duel["card"]
+    return seen_duel
+
+
+def result(state: State) -> dict[str, Any] | None:
+    if state["phase"] != "over":
+        return None
+    return {"scores": dict(state["scores"]), "winners": _winners(state)}
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _card(state: State, card: str) -> list[dict[str, Any]]:
+    slogans: list[dict[str, Any]] = state["catalogue"]["cards"][card]
+    return slogans
+
+
+def _slogan(state: State, card: str, number: int) -> dict[str, Any]:
+    return _card(state, card)[number]
+
+
+def _clockwise_from(players: list[str], player: str) -> list[str]:
+    seat = players.index(player)
+    return players[seat:] + players[:seat]
+
+
+def _copy(state: State) -> State:
+    new = {key: plain_copy(value) for key, value in state.items() if key not in SHARED and key != "log"}
+    new.update({key: state[key] for key in SHARED})
+    new["log"] = list(state["log"])
+    return new
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

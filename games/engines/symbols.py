@@ -1,0 +1,436 @@
+"""Sag's mit Symbolen: hint givers mark symbols until the candidate finds the secret concept.
+
+One round: eight concept cards lie on the board's slots 1..8, a number card (hidden from the
+candidate) names the slot of the secret concept. The hint givers, in turn clockwise from the
+candidate's left, each place a marker on a symbol; after each hint the candidate (Kandidat)
+removes a card they think wrong or attempts a solution. See ENGINES.md for the project's rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.engines.base import (
+    Action,
+    IllegalAction,
+    State,
+    check_players,
+    check_stack,
+    log,
+    new_rng_state,
+    next_player,
+    plain_copy,
+    shuffled,
+    stacked_pile,
+    top_scorers,
+)
+
+SLUG = "symbols"
+MIN_PLAYERS = 3
+MAX_PLAYERS = 6
+
+PILES = ("concepts", "numbers")
+OPTIONS = ("stack", "first_candidate", "goal", "grey_markers", "symbols")
+SLOTS = 8
+NUMBERS = tuple(range(1, SLOTS + 1))
+MAX_MARKERS = 7  # also the most cards a round can remove: then one card is left
+GREY_MARKERS = 2
+MARKERS = ("green", "grey")
+GOAL = 35
+GOAL_FIVE_OR_SIX = 27
+WRONG_POINTS = 3  # for everyone but the candidate and the hint giver
+
+
+# --- setup -------------------------------------------------------------------------------
+
+
+def setup(
+    players: Sequence[str],
+    content: Mapping[str, Any],
+    *,
+    seed: int | str,
+    options: Mapping[str, Any] | None = None,
+) -> State:
+    players = check_players(players, MIN_PLAYERS, MAX_PLAYERS)
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ValueError(f"Unknown options for {SLUG}: {', '.join(unknown)}.")
+    body = _body(content)
+    concepts = [card["key"] for card in body["concepts"]]
+    stack = options.get("stack")
+    check_stack(stack, PILES)
+    first = options.get("first_candidate", players[0])
+    if first not in players:
+        raise ValueError(f"The first candidate {first!r} is not a player.")
+    state: State = {
+        "game": SLUG,
+        "players": players,
+        "scores": {player: 0 for player in players},
+        "goal": _goal(options, len(players)),
+        "grey_markers": _flag(options, "grey_markers"),
+        "symbols": _board_symbols(body, options.get("symbols")),
+        "numbers": _stacked_numbers((stack or {}).get("numbers", [])),
+        "board": [None] * SLOTS,
+        "out": [],  # removed and solution cards: they leave the game
+        "discarded": [],  # replaced cards
+        "round": 0,
+        "candidate": first,
+        "secret": None,
+        "markers": [],
+        "hint_giver": None,
+        "last_hint_giver": None,
+        "removals": 0,
+        "phase": "hint",
+        "winners": None,
+        "log": [],
+        "rng": new_rng_state(seed),
+    }
+    state["concepts"] = stacked_pile(state, "concepts", concepts, stack)
+    _start_round(state)
+    return state
+
+
+def _body(content: Mapping[str, Any]) -> Mapping[str, Any]:
+    if content.get("game", SLUG) != SLUG:
+        raise ValueError(f"This is a content pack for {content.get('game')!r}, not {SLUG!r}.")
+    body: Mapping[str, Any] = content.get("body", content)
+    return body
+
+
+def _goal(options: Mapping[str, Any], n_players: int) -> int:
+    goal = options.get("goal", GOAL_FIVE_OR_SIX if n_players >= 5 else GOAL)
+    if not isinstance(goal, int) or isinstance(goal, bool) or goal < 1:
+        raise ValueError(f"The goal is a positive whole number, not {goal!r}.")
+    return goal
+
+
+def _flag(options: Mapping[str, Any], name: str) -> bool:
+    value = options.get(name, False)
+    if not isinstance(value, bool):
+        raise ValueError(f"Option {name} is true or false, not {value!r}.")
+    return value
+
+
+def _board_symbols(body: Mapping[str, Any], chosen: Any) -> list[str]:
+    """The symbols on the board: the base tiles, or the ones chosen for the extra-tiles variant.
+
+    Each extra tile covers a base tile, so a chosen board has as many symbols as the base one.
+    """
+    tiles = sorted(body["symbols"], key=lambda tile: tile.get("position", 0))
+    base = [tile["key"] for tile in tiles if not tile.get("extra", False)]
+    if chosen is None:
+        symbols = base
+    else:
+        known = {tile["key"] for tile in tiles}
+        if not isinstance(chosen, list) or not all(isinstance(key, str) for key in chosen):
+            raise ValueError("Option symbols is a list of symbol keys.")
+        unknown = [key for key in chosen if key not in known]
+        if unknown:
+            raise ValueError(f"Option symbols: unknown symbols {', '.join(unknown)}.")
+        if len(set(chosen)) != len(chosen):
+            raise ValueError("Option symbols: a symbol is on the board twice.")
+        if len(chosen) != len(base):
+            raise ValueError(
+                f"Option symbols: the board has {len(base)} symbol spaces, not {len(chosen)} "
+                "(each extra tile covers a base tile)."
+            )
+        symbols = list(chosen)
+    if len(symbols) < MAX_MARKERS:
+        raise ValueError(f"The board needs at least {MAX_MARKERS} symbols, not {len(symbols)}.")
+    return symbols
+
+
+def _stacked_numbers(numbers: Any) -> list[int]:
+    if not isinstance(numbers, list) or not all(
+        isinstance(n, int) and not isinstance(n, bool) and n in NUMBERS for n in numbers
+    ):
+        raise ValueError(f"Stacked numbers: the number cards are 1 to {SLOTS}, got {numbers!r}.")
+    return list(numbers)
+
+
+# --- rounds ------------------------------------------------------------------------------
+
+
+def _start_round(state: State) -> None:
+    """Refill the board in slot order, draw the number card; or end the game if it cannot."""
+    board = state["board"]
+    empty = [slot for slot in range(SLOTS) if board[slot] is None]
+    if len(empty) > len(state["concepts"]):
+        log(state, "game_ended", reason="concepts_exhausted")
+        _end_game(state, top_scorers(state["scores"]))
+        return
+    pile = state["concepts"]
+    for slot in empty:
+        board[slot] = pile[0]
+        pile = pile[1:]
+    state["concepts"] = pile
+    if state["numbers"]:
+        state["secret"], state["numbers"] = state["numbers"][0], state["numbers"][1:]
+    else:
+        state["secret"] = shuffled(state, NUMBERS)[0]  # the eight number cards, reshuffled
+    state["round"] += 1
+    state["markers"] = []
+    state["removals"] = 0
+    state["hint_giver"] = _next_hint_giver(state, state["candidate"])
+    state["last_hint_giver"] = None
+    state["phase"] = "hint"
+    log(state, "round_started", round=state["round"], candidate=state["candidate"])
+
+
+def _next_hint_giver(state: State, after: str) -> str:
+    """The next player clockwise after ``after``, skipping the candidate."""
+    player = next_player(state["players"], after)
+    if player == state["candidate"]:
+        player = next_player(state["players"], player)
+    return player
+
+
+def _end_round(state: State, outcome: str, points: dict[str, int], solution: str) -> None:
+    """Score, send the solution card out of the game, and start the next round at once."""
+    secret = state["secret"]
+    if state["board"][secret - 1] is not None:  # a removed solution card has already left
+        state["board"][secret - 1] = None
+        state["out"] = [*state["out"], solution]
+    log(
+        state,
+        "round_ended",
+        round=state["round"],
+        outcome=outcome,
+        secret=secret,
+        solution=solution,
+        points=points,
+    )
+    state["secret"] = None
+    if _score(state, points):
+        return
+    state["candidate"] = next_player(state["players"], state["candidate"])
+    _start_round(state)
+
+
+def _score(state: State, points: dict[str, int]) -> bool:
+    """Add points, capped at the goal; end the game (True) when someone reaches it."""
+    goal = state["goal"]
+    scores = state["scores"]
+    for player, gain in points.items():
+        scores[player] = min(scores[player] + gain, goal)
+    at_goal = [player for player in state["players"] if scores[player] >= goal]
+    if at_goal:
+        log(state, "game_ended", reason="goal")
+        _end_game(state, at_goal)
+        return True
+    return False
+
+
+def _end_game(state: State, winners: list[str]) -> None:
+    state["phase"] = "over"
+    state["winners"] = winners
+    state["hint_giver"] = None
+
+
+def _three_for_the_others(state: State, hint_giver: str) -> dict[str, int]:
+    excluded = {state["candidate"], hint_giver}
+    return {player: WRONG_POINTS for player in state["players"] if player not in excluded}
+
+
+# --- actions -----------------------------------------------------------------------------
+
+
+def legal_actions(state: State, player: str) -> list[Action]:
+    phase = state["phase"]
+    actions: list[Action] = []
+    if phase == "hint":
+        if player == state["hint_giver"]:
+            actions += _hints(state)
+        if not state["markers"] and state["concepts"] and player in state["scores"]:
+            actions += [{"type": "replace", "slot": slot} for slot in _occupied(state)]
+    elif phase == "decide" and player == state["candidate"]:
+        slots = _occupied(state)
+        actions += [{"type": "remove", "slot": slot} for slot in slots]
+        actions += [{"type": "guess", "slot": slot} for slot in slots]
+    return actions
+
+
+def _hints(state: State) -> list[Action]:
+    markers = state["markers"]
+    if len(markers) >= MAX_MARKERS:
+        return []
+    marked = {marker["symbol"] for marker in markers}
+    colours = ["green"]
+    if state["grey_markers"] and _grey_left(state):
+        colours.append("grey")
+    return [
+        {"type": "hint", "symbol": symbol, "marker": colour}
+        for symbol in state["symbols"]
+        if symbol not in marked
+        for colour in colours
+    ]
+
+
+def _grey_left(state: State) -> int:
+    return GREY_MARKERS - sum(1 for marker in state["markers"] if marker["marker"] == "grey")
+
+
+def _occupied(state: State) -> list[int]:
+    return [slot for slot, card in enumerate(state["board"], start=1) if card is not None]
+
+
+def apply(state: State, player: str, action: Action) -> State:
+    if player not in state["scores"]:
+        raise IllegalAction(f"{player!r} is not playing this game.")
+    if state["phase"] == "over":
+        raise IllegalAction("The game is over.")
+    if not isinstance(action, dict):
+        raise IllegalAction("An action is a dict with a type.")
+    handler = _HANDLERS.get(action.get("type"))  # type: ignore[arg-type]
+    if handler is None:
+        raise IllegalAction(f"There is no action {action.get('type')!r} in Sag's mit Symbolen.")
+    new = _copy(state)
+    handler(new, player, action)
+    return new
+
+
+def _copy(state: State) -> State:
+    """A copy to change: the containers an action changes are copied, the rest is shared.
+
+    ``rng``, ``concepts``, ``out``, ``discarded``, ``numbers`` and ``markers`` are replaced,
+    never changed in place; log events are never changed once written.
+    """
+    new = dict(state)
+    new["scores"] = dict(state["scores"])
+    new["board"] = list(state["board"])
+    new["log"] = list(state["log"])
+    return new
+
+
+def _hint(state: State, player: str, action: Action) -> None:
+    if state["phase"] != "hint":
+        raise IllegalAction("The candidate decides now: remove a card or attempt a solution.")
+    if player != state["hint_giver"]:
+        raise IllegalAction(f"It is {state['hint_giver']}'s turn to give a hint.")
+    symbol, colour = action.get("symbol"), action.get("marker")
+    if colour not in MARKERS or (colour == "grey" and not state["grey_markers"]):
+        raise IllegalAction("Place a green marker" + (" or a grey one." if state["grey_markers"] else "."))
+    if colour == "grey" and not _grey_left(state):
+        raise IllegalAction("Both grey markers are on the board already.")
+    if len(state["markers"]) >= MAX_MARKERS:
+        raise IllegalAction(f"All {MAX_MARKERS} markers are on the board.")
+    if symbol not in state["symbols"]:
+        raise IllegalAction(f"There is no symbol {symbol!r} on the board.")
+    if any(marker["symbol"] == symbol for marker in state["markers"]):
+        raise IllegalAction("That symbol already has a marker this round.")
+    state["markers"] = [*state["markers"], {"symbol": symbol, "marker": colour, "player": player}]
+    state["last_hint_giver"] = player
+    state["phase"] = "decide"
+    log(state, "hint", player=player, symbol=symbol, marker=colour)
+
+
+def _candidate_slot(state: State, player: str, action: Action) -> int:
+    if player != state["candidate"]:
+        raise IllegalAction("Only the candidate removes cards and attempts solutions.")
+    if state["phase"] != "decide":
+        raise IllegalAction("Wait for the next hint.")
+    return _slot(state, action)
+
+
+def _slot(state: State, action: Action) -> int:
+    slot = action.get("slot")
+    if not isinstance(slot, int) or isinstance(slot, bool) or not 1 <= slot <= SLOTS:
+        raise IllegalAction(f"A slot is a number from 1 to {SLOTS}.")
+    if state["board"][slot - 1] is None:
+        raise IllegalAction(f"There is no card on slot {slot}.")
+    return slot
+
+
+def _remove(state: State, player: str, action: Action) -> None:
+    slot = _candidate_slot(state, player, action)
+    card = state["board"][slot - 1]
+    state["board"][slot - 1] = None
+    state["out"] = [*state["out"], card]
+    state["removals"] += 1
+    hint_giver = state["last_hint_giver"]
+    log(state, "removed", player=player, slot=slot, card=card)
+    if slot == state["secret"]:
+        _end_round(state, "solution_removed", _three_for_the_others(state, hint_giver), card)
+    elif state["removals"] == MAX_MARKERS:
+        # One card is left: it counts as a correct solution worth one point.
+        last_card = state["board"][state["secret"] - 1]
+        _end_round(state, "last_card", {hint_giver: 1, state["candidate"]: 1}, last_card)
+    else:
+        _score_hint(state, hint_giver)
+
+
+def _score_hint(state: State, hint_giver: str) -> None:
+    log(state, "scored", points={hint_giver: 1})
+    if not _score(state, {hint_giver: 1}):
+        state["phase"] = "hint"
+        state["hint_giver"] = _next_hint_giver(state, hint_giver)
+
+
+def _guess(state: State, player: str, action: Action) -> None:
+    slot = _candidate_slot(state, player, action)
+    log(state, "guessed", player=player, slot=slot, card=state["board"][slot - 1])
+    solution = state["board"][state["secret"] - 1]
+    if slot == state["secret"]:
+        cards_left = sum(1 for card in state["board"] if card is not None)
+        _end_round(state, "right_solution", {player: cards_left}, solution)
+    else:
+        points = _three_for_the_others(state, state["last_hint_giver"])
+        _end_round(state, "wrong_solution", points, solution)
+
+
+def _replace(state: State, player: str, action: Action) -> None:
+    if state["phase"] != "hint" or state["markers"]:
+        raise IllegalAction("Cards can be replaced only before the round's first hint.")
+    slot = _slot(state, action)
+    if not state["concepts"]:
+        raise IllegalAction("There is no concept card left to draw.")
+    card = state["board"][slot - 1]
+    state["board"][slot - 1] = state["concepts"][0]
+    state["concepts"] = state["concepts"][1:]
+    state["discarded"] = [*state["discarded"], card]
+    log(state, "replaced", player=player, slot=slot, card=card, new=state["board"][slot - 1])
+
+
+_HANDLERS = {"hint": _hint, "remove": _remove, "guess": _guess, "replace": _replace}
+
+
+# --- what players see --------------------------------------------------------------------
+
+
+def view(state: State, player: str | None, *, with_log: bool = True) -> dict[str, Any]:
+    """The public state; hint givers also see the secret slot (never the candidate or table)."""
+    seen: dict[str, Any] = {
+        "game": SLUG,
+        "players": list(state["players"]),
+        "scores": dict(state["scores"]),
+        "goal": state["goal"],
+        "phase": state["phase"],
+        "round": state["round"],
+        "candidate": state["candidate"],
+        "hint_giver": state["hint_giver"] if state["phase"] == "hint" else None,
+        "last_hint_giver": state["last_hint_giver"],
+        "board": [{"slot": slot, "concept": card} for slot, card in enumerate(state["board"], 1)],
+        "symbols": list(state["symbols"]),
+        "markers": [dict(marker) for marker in state["markers"]],
+        "markers_left": MAX_MARKERS - len(state["markers"]),
+        "grey_markers": state["grey_markers"],
+        "grey_markers_left": _grey_left(state) if state["grey_markers"] else 0,
+        "concepts_left": len(state["concepts"]),
+        "out": len(state["out"]),
+        "discarded": list(state["discarded"]),
+        "result": result(state),
+        "you": player,
+    }
+    if with_log:
+        seen["log"] = plain_copy(state["log"])
+    if player in state["scores"] and player != state["candidate"] and state["secret"] is not None:
+        seen["secret"] = state["secret"]
+    return seen
+
+
+def result(state: State) -> dict[str, Any] | None:
+    if state["phase"] != "over":
+        return None
+    return {"scores": dict(state["scores"]), "winners": list(state["winners"])}
