@@ -8,6 +8,8 @@ migration.
 
 from __future__ import annotations
 
+import hashlib
+import io
 from typing import ClassVar
 
 from django.conf import settings
@@ -18,6 +20,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from PIL import Image
 from simple_history.models import HistoricalRecords
 
 from cards.pictures import validate_picture
@@ -322,6 +325,9 @@ class SymbolTile(Content):
     )
     image_source = models.CharField(max_length=200, blank=True)
     image_licence = models.CharField(max_length=80, blank=True)
+    image_sha256 = models.CharField(max_length=64, blank=True, editable=False)
+    image_width = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    image_height = models.PositiveIntegerField(null=True, blank=True, editable=False)
     is_extra = models.BooleanField(
         "extra tile", default=False, help_text="One of the variant's extra symbol tiles."
     )
@@ -347,6 +353,22 @@ class SymbolTile(Content):
 
     def __str__(self) -> str:
         return f"{self.name} (extra)" if self.is_extra else self.name
+
+    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        # The picture's fingerprint and size go into content packs; keep them with the row.
+        if self.image:
+            self.image.open("rb")
+            try:
+                self.image.seek(0)
+                data = self.image.read()
+            finally:
+                self.image.seek(0)
+            self.image_sha256 = hashlib.sha256(data).hexdigest()
+            with Image.open(io.BytesIO(data)) as picture:
+                self.image_width, self.image_height = picture.size
+        else:
+            self.image_sha256, self.image_width, self.image_height = "", None, None
+        super().save(*args, **kwargs)
 
     def clean(self) -> None:
         super().clean()

@@ -212,7 +212,7 @@ def sauschwer_pack(weights: Sequence[int] | dict[str, int] = SAUSCHWER_WEIGHTS) 
                     "name": f"Object {key}",
                     "status": "approved",
                     "weight_g": weight,
-                    "source": "test",
+                    "weight_source": "test",
                 }
                 for key, weight in sorted(items)
             ]

@@ -1,0 +1,25 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from exports.packs import PackError, publish
+
+
+class Command(BaseCommand):
+    help = "Publish the current content of a game in a language as its next release."
+
+    def add_arguments(self, parser):
+        parser.add_argument("game", help="symbols, sign, slogan or sauschwer")
+        parser.add_argument("--lang", required=True)
+
+    def handle(self, *args, game, lang, **options):
+        try:
+            result = publish(game, lang)
+        except PackError as exc:
+            raise CommandError(str(exc)) from None
+        release = result.release
+        if result.created:
+            self.stdout.write(self.style.SUCCESS(
+                f"Published {game} ({lang}) release {release.version}: {release.size:,} bytes, "
+                f"sha256 {release.sha256}."))
+        else:
+            self.stdout.write(f"No change: {game} ({lang}) release {release.version} already "
+                              "holds this content.")

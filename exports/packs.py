@@ -1,0 +1,390 @@
+"""Content packs: built from the content tables, checked against the schema, published.
+
+Everything downstream of the catalogue (PDF decks, the play mode, the pack API, clients
+outside the project) reads packs made here and never the content tables. A pack is built
+with a fixed number of queries whatever the size of the catalogue, and serialised
+canonically (sorted keys, no whitespace, UTF-8), so the same content gives the same bytes.
+The format is described in ``docs/content-pack.md`` and ``exports/schema/content-pack.json``.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
+from django.db import IntegrityError, transaction
+
+from cards.models import (
+    AlfonsCard,
+    ConceptCard,
+    Game,
+    SauschwerObject,
+    SignCard,
+    SignColour,
+    SignSymbol,
+    Slogan,
+    SloganOption,
+    SymbolTile,
+    Translation,
+)
+from exports.models import PackPicture, Release
+
+FORMAT = "kartothek-content-pack"
+FORMAT_VERSION = 1
+SCHEMA_PATH = Path(__file__).parent / "schema" / "content-pack.json"
+DRAFT = "draft"
+
+
+class PackError(Exception):
+    """A pack cannot be built, read or published; the message says why."""
+
+
+# --- serialisation ------------------------------------------------------------------------
+
+
+def canonical(data: Any) -> bytes:
+    """The one byte form of a JSON value: sorted keys, no spaces, UTF-8."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    # mtime=0 keeps the compressed bytes deterministic too
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+# --- schema -------------------------------------------------------------------------------
+
+
+@cache
+def schema() -> dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@cache
+def _validator():  # type: ignore[no-untyped-def]
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema())
+
+
+def validate(pack: Any) -> None:
+    """Raise PackError naming the first schema error and where in the pack it is."""
+    errors = sorted(_validator().iter_errors(pack), key=lambda e: list(e.absolute_path))
+    if errors:
+        error = errors[0]
+        where = "/".join(str(p) for p in error.absolute_path) or "(the pack itself)"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise PackError(f"The pack does not match the schema at {where}: {error.message}{more}")
+    if sha256(canonical(pack["body"])) != pack["sha256"]:
+        raise PackError("The pack's sha256 does not match its body: the file was changed.")
+
+
+# --- texts ------------------------------------------------------------------------------
+
+
+class _Texts:
+    """The translations of one content type in one language, loaded in one query."""
+
+    def __init__(self, model: type, language: str) -> None:
+        self.language = language
+        self.rows: dict[tuple[int, str], tuple[str, str]] = {}
+        if language != settings.KARTOTHEK_LANGUAGES[0]:
+            content_type = ContentType.objects.get_for_model(model)
+            for object_id, field, text, state in Translation.objects.filter(
+                content_type=content_type, language=language
+            ).exclude(text="").values_list("object_id", "field", "text", "state"):
+                self.rows[(object_id, field)] = (text, state)
+
+    def entry(self, pk: int, field: str, source: str, out_key: str, *, keep: bool = False,
+              strict_missing: list[str] | None = None, label: str = "") -> dict[str, str]:
+        """{out_key: text, "status": …, "source_text": German} for one text."""
+        if self.language == settings.KARTOTHEK_LANGUAGES[0]:
+            return {out_key: source, "status": "source"}
+        if keep:
+            return {out_key: source, "status": "untranslated", "source_text": source}
+        row = self.rows.get((pk, field))
+        if row is None:
+            if strict_missing is not None:
+                strict_missing.append(label)
+            return {out_key: source, "status": "fallback", "source_text": source}
+        text, state = row
+        return {out_key: text, "status": state, "source_text": source}
+
+
+# --- the four games -------------------------------------------------------------------------
+
+
+def _picture(sha: str, width: int | None, height: int | None, source: str,
+             licence: str) -> dict[str, Any]:
+    return {
+        "url": f"/api/pictures/{sha}.png", "sha256": sha, "media_type": "image/png",
+        "width": width, "height": height, "source": source, "licence": licence,
+    }
+
+
+def _symbols_body(language: str, missing: list[str]) -> dict[str, Any]:
+    concepts = _Texts(ConceptCard, language)
+    tiles = _Texts(SymbolTile, language)
+    return {
+        "concepts": [
+            {"key": key, **concepts.entry(pk, "text", text, "text", strict_missing=missing,
+                                          label=f"concept {key}")}
+            for pk, key, text in ConceptCard.objects.order_by("key").values_list("pk", "key", "text")
+        ],
+        "symbols": [
+            {
+                "key": key, **tiles.entry(pk, "name", name, "name", strict_missing=missing,
+                                          label=f"symbol {key}"),
+                "extra": extra, "position": position, "icon": icon or None,
+                "picture": _picture(sha, width, height, source, licence) if sha else None,
+            }
+            for pk, key, name, extra, position, icon, sha, width, height, source, licence
+            in SymbolTile.objects.order_by("position", "key").values_list(
+                "pk", "key", "name", "is_extra", "position", "icon", "image_sha256",
+                "image_width", "image_height", "image_source", "image_licence")
+        ],
+    }
+
+
+def _sign_body(language: str, missing: list[str]) -> dict[str, Any]:
+    symbols = _Texts(SignSymbol, language)
+    colours = _Texts(SignColour, language)
+    return {
+        "symbols": [
+            {"key": key, **symbols.entry(pk, "name", name, "name", strict_missing=missing,
+                                         label=f"Sign symbol {key}"),
+             "icon": icon or None, "position": position}
+            for pk, key, name, icon, position in SignSymbol.objects.order_by(
+                "position", "key").values_list("pk", "key", "name", "icon", "position")
+        ],
+        "colours": [
+            {"key": key, **colours.entry(pk, "name", name, "name", strict_missing=missing,
+                                         label=f"Sign colour {key}"),
+             "hex": hex_, "mark": mark, "position": position}
+            for pk, key, name, hex_, mark, position in SignColour.objects.order_by(
+                "position", "key").values_list("pk", "key", "name", "hex", "mark", "position")
+        ],
+        "cards": [
+            {"key": key, "symbol": symbol, "colour": colour}
+            for key, symbol, colour in SignCard.objects.order_by(
+                "symbol__position", "symbol__key", "colour__position", "colour__key"
+            ).values_list("key", "symbol__key", "colour__key")
+        ],
+    }
+
+
+def _slogan_body(language: str, missing: list[str]) -> dict[str, Any]:
+    slogan_texts = _Texts(Slogan, language)
+    option_texts = _Texts(SloganOption, language)
+    alfons_texts = _Texts(AlfonsCard, language)
+    options: dict[int, list[dict[str, Any]]] = {}
+    for pk, slogan_id, text, correct in SloganOption.objects.order_by(
+        "slogan_id", "position"
+    ).values_list("pk", "slogan_id", "text", "is_correct"):
+        options.setdefault(slogan_id, []).append(
+            {**option_texts.entry(pk, "text", text, "text", strict_missing=missing,
+                                  label=f"an option of slogan #{slogan_id}"),
+             "correct": correct}
+        )
+    cards: dict[str, list[dict[str, Any]]] = {}
+    for pk, card, key, text, keep in Slogan.objects.order_by("card__key", "side").values_list(
+        "pk", "card__key", "key", "text", "keep_german"
+    ):
+        cards.setdefault(card, []).append({
+            "key": key,
+            **slogan_texts.entry(pk, "text", text, "text", keep=keep, strict_missing=missing,
+                                 label=f"slogan {key}"),
+            "options": options.get(pk, []),
+        })
+    alfons = []
+    for pk, key, text, effect, amount, target in AlfonsCard.objects.order_by("key").values_list(
+        "pk", "key", "text", "effect", "amount", "target"
+    ):
+        data: dict[str, Any] = {"kind": effect}
+        if amount is not None:
+            data["amount"] = amount
+        if target:
+            data["target"] = target
+        alfons.append({"key": key, **alfons_texts.entry(pk, "text", text, "text",
+                                                       strict_missing=missing,
+                                                       label=f"Alfons card {key}"),
+                       "effect": data})
+    return {
+        "cards": [{"key": key, "slogans": slogans} for key, slogans in sorted(cards.items())],
+        "alfons": alfons,
+    }
+
+
+def _sauschwer_body(language: str, missing: list[str]) -> dict[str, Any]:
+    names = _Texts(SauschwerObject, language)
+    return {
+        "cards": [
+            {"key": key, **names.entry(pk, "name", name, "name", strict_missing=missing,
+                                       label=f"object {key}"),
+             "weight_g": weight, "weight_source": source}
+            for pk, key, name, weight, source in SauschwerObject.objects.order_by("key").values_list(
+                "pk", "key", "name", "weight_g", "source")
+        ],
+    }
+
+
+BODIES = {
+    Game.SYMBOLS: _symbols_body,
+    Game.SIGN: _sign_body,
+    Game.SLOGAN: _slogan_body,
+    Game.SAUSCHWER: _sauschwer_body,
+}
+
+
+def check_game_and_language(game: str, language: str) -> None:
+    if game not in BODIES:
+        raise PackError(f"There is no game '{game}'; the games are: {', '.join(BODIES)}.")
+    if language not in settings.KARTOTHEK_LANGUAGES:
+        raise PackError(
+            f"'{language}' is not a configured language; configured: "
+            f"{', '.join(settings.KARTOTHEK_LANGUAGES)}."
+        )
+
+
+def build_pack(game: str, language: str, *, strict: bool = False,
+               content_version: int | str = DRAFT) -> dict[str, Any]:
+    """The pack of a game in a language, from the current content tables."""
+    check_game_and_language(game, language)
+    missing: list[str] = []
+    body = BODIES[game](language, missing)
+    if strict and missing:
+        shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+        raise PackError(f"{len(missing)} texts have no '{language}' translation: {shown}.")
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game": game,
+        "language": language,
+        "source_language": settings.KARTOTHEK_LANGUAGES[0],
+        "content_version": content_version,
+        "sha256": sha256(canonical(body)),
+        "body": body,
+    }
+
+
+def pictures_of(pack: dict[str, Any]) -> list[dict[str, Any]]:
+    if pack["game"] != Game.SYMBOLS:
+        return []
+    return [s["picture"] for s in pack["body"]["symbols"] if s.get("picture")]
+
+
+def picture_bytes(sha: str) -> bytes | None:
+    """A picture by its sha256: from the stored pack pictures or a current symbol tile."""
+    stored = PackPicture.objects.filter(sha256=sha).values_list("data", flat=True).first()
+    if stored is not None:
+        return bytes(stored)
+    tile = SymbolTile.objects.filter(image_sha256=sha).first()
+    if tile is None or not tile.image:
+        return None
+    with tile.image.open("rb") as handle:
+        return handle.read()
+
+
+def with_embedded_pictures(pack: dict[str, Any]) -> dict[str, Any]:
+    """The same pack with every picture's bytes inside (for clients without network)."""
+    embedded = json.loads(canonical(pack))
+    for picture in pictures_of(embedded):
+        data = picture_bytes(picture["sha256"])
+        if data is None:
+            raise PackError(f"The picture {picture['sha256']} is missing.")
+        picture["data"] = base64.b64encode(data).decode("ascii")
+    embedded["sha256"] = sha256(canonical(embedded["body"]))
+    return embedded
+
+
+# --- releases ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Published:
+    release: Release
+    created: bool  # False: the content had not changed, the latest release stands
+
+
+def publish(game: str, language: str, *, user: Any = None) -> Published:
+    """Publish the current content as the next release, unless nothing changed."""
+    check_game_and_language(game, language)
+    draft = build_pack(game, language)
+    for _attempt in range(3):
+        latest = Release.objects.latest_of(game, language)
+        if latest is not None and latest.body_sha256 == draft["sha256"]:
+            return Published(latest, created=False)
+        version = (latest.version if latest else 0) + 1
+        pack = {**draft, "content_version": version}
+        validate(pack)
+        data = canonical(pack)
+        try:
+            with transaction.atomic():
+                for picture in pictures_of(pack):
+                    if not PackPicture.objects.filter(sha256=picture["sha256"]).exists():
+                        content = picture_bytes(picture["sha256"])
+                        if content is None:
+                            raise PackError(f"The picture of a symbol ({picture['sha256']}) is missing.")
+                        PackPicture.objects.create(sha256=picture["sha256"],
+                                                   media_type=picture["media_type"], data=content)
+                release = Release.objects.create(
+                    game=game, language=language, version=version, sha256=sha256(data),
+                    body_sha256=pack["sha256"], size=len(data), data=data,
+                    data_gzip=gzip_bytes(data),
+                    published_by=user if getattr(user, "is_authenticated", False) else None,
+                )
+            return Published(release, created=True)
+        except IntegrityError:
+            continue  # someone published the same version a moment ago: look again
+    raise PackError("Could not publish: other releases were being published at the same time.")
+
+
+# --- loading (for the PDF renderer, the play mode, the simulations) -----------------------
+
+
+def load_pack(game: str, language: str, *, release: int | str | None = None) -> dict[str, Any]:
+    """A pack as a dict: a release by number, the newest release ("latest"), or the draft.
+
+    ``release=None`` means the newest release, or the draft when nothing is published yet.
+    """
+    check_game_and_language(game, language)
+    if release == DRAFT:
+        return build_pack(game, language)
+    queryset = Release.objects.filter(game=game, language=language)
+    if release in (None, "latest"):
+        found = queryset.order_by("-version").first()
+        if found is None:
+            if release is None:
+                return build_pack(game, language)
+            raise PackError(f"No release of {game} ({language}) has been published yet.")
+    else:
+        try:
+            number = int(release)
+        except (TypeError, ValueError):
+            raise PackError(f"'{release}' is not a release number, 'latest' or 'draft'.") from None
+        found = queryset.filter(version=number).first()
+        if found is None:
+            raise PackError(f"There is no release {number} of {game} ({language}).")
+    return json.loads(bytes(found.data))
+
+
+def read_pack_file(path: Path) -> dict[str, Any]:
+    """A pack from a file, checked against the schema and its own sha256."""
+    try:
+        pack = json.loads(Path(path).read_bytes())
+    except (OSError, ValueError) as exc:
+        raise PackError(f"{path}: not a JSON file ({exc}).") from None
+    validate(pack)
+    return pack
