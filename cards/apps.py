@@ -1,4 +1,4 @@
-from django.apps import AppConfig
+from django.apps import AppConfig, apps
 from django.db.models.signals import post_migrate
 
 
@@ -9,5 +9,8 @@ class CardsConfig(AppConfig):
     def ready(self) -> None:
         from cards.roles import on_post_migrate
 
-        # After the cards app's own post_migrate (which creates its permissions).
-        post_migrate.connect(on_post_migrate, sender=self, dispatch_uid="cards-groups")
+        # The groups hold permissions of both apps: refresh them once each app's own
+        # post_migrate handlers have created its permissions.
+        for label in ("cards", "exports"):
+            post_migrate.connect(on_post_migrate, sender=apps.get_app_config(label),
+                                 dispatch_uid=f"groups-after-{label}")

@@ -1,4 +1,5 @@
-"""The two roles of the admin: Curators edit all content, Translators only translations.
+"""The two roles of the admin: Curators edit all content (and publish releases),
+Translators only translations.
 
 The groups are created by migration 0002 and kept in place after every ``migrate`` and
 ``flush`` (post_migrate), so a database emptied by ``flush`` still has them.
@@ -20,8 +21,11 @@ TRANSLATOR_PERMISSIONS = [f"view_{name}" for name in CONTENT_MODELS] + [
 def ensure_groups(group_model: Any, permission_model: Any) -> None:
     """Create or repair both groups; takes the models so a migration can pass its own."""
     cards = permission_model.objects.filter(content_type__app_label="cards")
+    releases = permission_model.objects.filter(
+        content_type__app_label="exports", codename__in=["view_release", "add_release"]
+    )
     curators, _ = group_model.objects.get_or_create(name="Curators")
-    curators.permissions.set(cards)
+    curators.permissions.set([*cards, *releases])
     translators, _ = group_model.objects.get_or_create(name="Translators")
     translators.permissions.set(cards.filter(codename__in=TRANSLATOR_PERMISSIONS))
 

@@ -44,6 +44,9 @@ class KartothekAdminSite(admin.AdminSite):
                 "name": "History",
                 "models": [self._link("Deleted cards", "admin:cards_deleted")],
             })
+        exports = next((app for app in apps if app["app_label"] == "exports"), None)
+        if exports is not None and request.user.has_perm("exports.add_release"):
+            exports["models"].append(self._link("Publish content packs", "admin:exports_publish"))
         position = apps.index(cards)
         return apps[:position] + sections + apps[position + 1:]
 
@@ -57,6 +60,7 @@ class KartothekAdminSite(admin.AdminSite):
 
     def get_urls(self):  # type: ignore[no-untyped-def]
         from cards import views
+        from exports.admin import publish_view
 
         def page(view):  # type: ignore[no-untyped-def]
             return self.admin_view(lambda request, **kwargs: view(self, request, **kwargs))
@@ -69,6 +73,7 @@ class KartothekAdminSite(admin.AdminSite):
                 page(views.translate_view),
                 name="cards_translate",
             ),
+            path("exports/publish/", page(publish_view), name="exports_publish"),
             *super().get_urls(),
         ]
 

@@ -1,12 +1,13 @@
 from django.conf import settings
 from django.contrib import admin
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from django.views.static import serve
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
+    path("api/", include("exports.urls")),
     # Symbol pictures. A deployment behind a web server serves MEDIA_ROOT itself and never
     # reaches this view; a small installation is served by Django (files are public content).
     re_path(

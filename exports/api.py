@@ -1,0 +1,242 @@
+"""The pack API: read-only JSON for clients outside the project (see /api/openapi.json).
+
+A release never changes, so it is served with its sha256 as ETag and cached for a year;
+``If-None-Match`` is answered with 304 from the sha256 alone, without reading the pack.
+Released bytes (plain and gzip) are also kept in a small in-process cache keyed by sha256,
+which needs no invalidation because the bytes behind a sha256 cannot change.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache, wraps
+from pathlib import Path
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
+
+from cards.models import Game
+from exports.models import Release
+from exports.packs import (
+    SCHEMA_PATH,
+    PackError,
+    build_pack,
+    canonical,
+    gzip_bytes,
+    picture_bytes,
+    sha256,
+    with_embedded_pictures,
+)
+
+OPENAPI_PATH = Path(__file__).parent / "schema" / "openapi.json"
+IMMUTABLE = "public, max-age=31536000, immutable"
+LATEST_MAX_AGE = 60  # seconds a client may keep the "latest" redirect
+
+
+def error(status: int, message: str, **extra: object) -> JsonResponse:
+    return JsonResponse({"error": message, "status": status, **extra}, status=status)
+
+
+def read_only(view):  # type: ignore[no-untyped-def]
+    """GET and HEAD only; anything else is a JSON 405 (the API changes nothing)."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if request.method not in ("GET", "HEAD"):
+            response = error(405, f"{request.method} is not allowed: the pack API is read-only.")
+            response["Allow"] = "GET, HEAD"
+            return response
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _check(game: str, language: str) -> JsonResponse | None:
+    if game not in Game.values:
+        return error(404, f"There is no game '{game}'.", games=Game.values)
+    if language not in settings.KARTOTHEK_LANGUAGES:
+        return error(404, f"There is no language '{language}'.",
+                     languages=settings.KARTOTHEK_LANGUAGES)
+    return None
+
+
+def _etag_matches(request: HttpRequest, etag: str) -> bool:
+    header = request.headers.get("If-None-Match", "")
+    if not header:
+        return False
+    tags = [t.strip() for t in header.split(",")]
+    return "*" in tags or any(t.removeprefix("W/") == etag for t in tags)
+
+
+def _accepts_gzip(request: HttpRequest) -> bool:
+    for part in request.headers.get("Accept-Encoding", "").split(","):
+        name, _, params = part.strip().partition(";")
+        if name.strip().lower() in ("gzip", "*"):
+            quality = params.strip().removeprefix("q=")
+            return not (params and quality.replace(".", "").strip("0") == "")
+    return False
+
+
+def _pack_response(request: HttpRequest, data: bytes, compressed: bytes, etag: str,
+                   cache_control: str) -> HttpResponse:
+    gzip_it = _accepts_gzip(request)
+    response = HttpResponse(compressed if gzip_it else data, content_type="application/json")
+    if gzip_it:
+        response["Content-Encoding"] = "gzip"
+    response["Content-Length"] = str(len(response.content))
+    response["ETag"] = etag
+    response["Cache-Control"] = cache_control
+    response["Vary"] = "Accept-Encoding"
+    return response
+
+
+def _not_modified(etag: str, cache_control: str) -> HttpResponse:
+    response = HttpResponse(status=304)
+    response["ETag"] = etag
+    response["Cache-Control"] = cache_control
+    response["Vary"] = "Accept-Encoding"
+    return response
+
+
+@lru_cache(maxsize=64)
+def _release_bytes(release_sha: str) -> tuple[bytes, bytes]:
+    data, compressed = Release.objects.filter(sha256=release_sha).values_list(
+        "data", "data_gzip").get()
+    return bytes(data), bytes(compressed)
+
+
+@lru_cache(maxsize=16)
+def _embedded_bytes(release_sha: str) -> tuple[bytes, bytes, str]:
+    data, _ = _release_bytes(release_sha)
+    embedded = canonical(with_embedded_pictures(json.loads(data)))
+    return embedded, gzip_bytes(embedded), sha256(embedded)
+
+
+def _release_url(game: str, language: str, version: int) -> str:
+    return reverse("api:release", args=[game, language, version])
+
+
+@read_only
+def index(request: HttpRequest) -> JsonResponse:
+    """Every game and language with its releases, newest first."""
+    releases: dict[tuple[str, str], list[dict[str, object]]] = {}
+    for game, language, version, digest, size, published in Release.objects.order_by(
+        "game", "language", "-version"
+    ).values_list("game", "language", "version", "sha256", "size", "published_at"):
+        releases.setdefault((game, language), []).append({
+            "version": version, "sha256": digest, "size": size,
+            "published_at": published.isoformat(),
+            "url": _release_url(game, language, version),
+        })
+    games = []
+    for game, label in Game.choices:
+        languages = []
+        for language in settings.KARTOTHEK_LANGUAGES:
+            found = releases.get((game, language), [])
+            languages.append({
+                "language": language,
+                "latest": reverse("api:latest", args=[game, language]) if found else None,
+                "releases": found,
+            })
+        games.append({"game": game, "name": label, "languages": languages})
+    response = JsonResponse({"format_version": 1, "games": games,
+                             "schema": reverse("api:schema")})
+    response["Cache-Control"] = f"public, max-age={LATEST_MAX_AGE}"
+    return response
+
+
+@read_only
+def latest(request: HttpRequest, game: str, language: str) -> HttpResponse:
+    problem = _check(game, language)
+    if problem:
+        return problem
+    version = Release.objects.filter(game=game, language=language).order_by(
+        "-version").values_list("version", flat=True).first()
+    if version is None:
+        return error(404, f"No release of {game} ({language}) has been published yet.")
+    response = HttpResponse(status=302)
+    query = request.META.get("QUERY_STRING", "")
+    response["Location"] = _release_url(game, language, version) + (f"?{query}" if query else "")
+    response["Cache-Control"] = f"public, max-age={LATEST_MAX_AGE}"
+    return response
+
+
+@read_only
+def release(request: HttpRequest, game: str, language: str, version: int) -> HttpResponse:
+    problem = _check(game, language)
+    if problem:
+        return problem
+    digest = Release.objects.filter(game=game, language=language, version=version).values_list(
+        "sha256", flat=True).first()
+    if digest is None:
+        return error(404, f"There is no release {version} of {game} ({language}).")
+    embedded = request.GET.get("pictures") == "embedded"
+    if embedded:
+        data, compressed, embedded_sha = _embedded_bytes(digest)
+        etag = f'"{embedded_sha}"'
+    else:
+        etag = f'"{digest}"'
+        if _etag_matches(request, etag):
+            return _not_modified(etag, IMMUTABLE)  # answered from the sha256 alone
+        data, compressed = _release_bytes(digest)
+    if _etag_matches(request, etag):
+        return _not_modified(etag, IMMUTABLE)
+    return _pack_response(request, data, compressed, etag, IMMUTABLE)
+
+
+@read_only
+def draft(request: HttpRequest, game: str, language: str) -> HttpResponse:
+    """The pack of the current content: only for logged-in staff, never cached."""
+    problem = _check(game, language)
+    if problem:
+        return problem
+    if not (request.user.is_authenticated and request.user.is_staff):
+        return error(403, "Drafts are only served to logged-in curators; use a release.")
+    try:
+        pack = build_pack(game, language)
+        if request.GET.get("pictures") == "embedded":
+            pack = with_embedded_pictures(pack)
+    except PackError as exc:
+        return error(500, str(exc))
+    data = canonical(pack)
+    return _pack_response(request, data, gzip_bytes(data), f'"{sha256(data)}"',
+                          "private, no-store")
+
+
+def _static_json(path: Path, content_type: str) -> HttpResponse:
+    data = path.read_bytes()
+    response = HttpResponse(data, content_type=content_type)
+    response["Cache-Control"] = "public, max-age=3600"
+    response["ETag"] = f'"{sha256(data)}"'
+    return response
+
+
+@read_only
+def pack_schema(request: HttpRequest) -> HttpResponse:
+    return _static_json(SCHEMA_PATH, "application/schema+json")
+
+
+@read_only
+def openapi(request: HttpRequest) -> HttpResponse:
+    return _static_json(OPENAPI_PATH, "application/json")
+
+
+@read_only
+def picture(request: HttpRequest, digest: str) -> HttpResponse:
+    etag = f'"{digest}"'
+    if _etag_matches(request, etag):
+        return _not_modified(etag, IMMUTABLE)
+    data = picture_bytes(digest)
+    if data is None:
+        return error(404, f"There is no picture {digest}.")
+    response = HttpResponse(data, content_type="image/png")
+    response["ETag"] = etag
+    response["Cache-Control"] = IMMUTABLE
+    return response
+
+
+@read_only
+def not_found(request: HttpRequest, path: str = "") -> JsonResponse:
+    return error(404, f"There is nothing at /api/{path}; the API is described at /api/openapi.json.")
+

@@ -1,0 +1,18 @@
+"""The pack API's URLs (mounted under /api/)."""
+
+from django.urls import path, re_path
+
+from exports import api
+
+app_name = "api"
+
+urlpatterns = [
+    path("packs/", api.index, name="index"),
+    path("packs/<str:game>/<str:language>/latest", api.latest, name="latest"),
+    path("packs/<str:game>/<str:language>/draft.json", api.draft, name="draft"),
+    path("packs/<str:game>/<str:language>/<int:version>.json", api.release, name="release"),
+    path("schema/content-pack.json", api.pack_schema, name="schema"),
+    path("openapi.json", api.openapi, name="openapi"),
+    re_path(r"^pictures/(?P<digest>[0-9a-f]{64})\.png$", api.picture, name="picture"),
+    re_path(r"^(?P<path>.*)$", api.not_found),
+]
