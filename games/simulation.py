@@ -96,8 +96,9 @@ def _count(report: SimulationReport, state: dict[str, Any], winners: list[str], 
 
 
 def rounds_played(state: dict[str, Any]) -> int:
-    """The round number a state keeps, or else the rounds its log records as ended."""
-    number = state.get("round")
+    """The round number a state keeps (Slogan: its turns), or else the rounds its log records
+    as ended."""
+    number = state.get("round", state.get("turn"))
     if isinstance(number, int) and not isinstance(number, bool):
         return number
     ended = ("round_ended", "round_end", "revealed")
