@@ -29,7 +29,7 @@ run: export DEBUG ?= 1
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py import_catalogue
-	$(BIN)/python manage.py ensure_admin
+	$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 ## test: ruff, then every test (browser and slow ones included)

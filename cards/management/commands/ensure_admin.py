@@ -13,8 +13,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default="admin")
+        parser.add_argument("--url", default="http://127.0.0.1:8000/admin/",
+                            help="where the admin will be served (for the message)")
 
-    def handle(self, *args, username, **options):
+    def handle(self, *args, username, url, **options):
         User = get_user_model()
         password_file = settings.VAR_DIR / "admin-password.txt"
         if not User.objects.filter(is_superuser=True).exists():
@@ -27,8 +29,8 @@ class Command(BaseCommand):
         if password_file.exists():
             name, password = password_file.read_text(encoding="utf-8").split()[:2]
             self.stdout.write(
-                f"Log in at http://127.0.0.1:8000/admin/ as '{name}' with the password "
+                f"Log in at {url} as '{name}' with the password "
                 f"'{password}' (kept in {password_file})."
             )
         else:
-            self.stdout.write("Log in at http://127.0.0.1:8000/admin/ with your superuser.")
+            self.stdout.write(f"Log in at {url} with your superuser.")
