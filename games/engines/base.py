@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 State = dict[str, Any]
@@ -123,3 +123,16 @@ def check_players(players: Sequence[str], minimum: int, maximum: int) -> list[st
     if not all(isinstance(p, str) and p for p in players):
         raise ValueError("Player ids are non-empty strings.")
     return players
+
+
+def check_options(
+    game: str, options: Mapping[str, Any] | None, allowed: Sequence[str]
+) -> dict[str, Any]:
+    """A copy of the options, refusing names the game does not know."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"{game} has no option {', '.join(unknown)}; the options are: {', '.join(allowed)}."
+        )
+    return options

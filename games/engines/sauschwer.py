@@ -16,6 +16,7 @@ from games.engines.base import (
     Action,
     IllegalAction,
     State,
+    check_options,
     check_players,
     check_stack,
     keep_rng,
@@ -56,10 +57,7 @@ def setup(
     options: Mapping[str, Any] | None = None,
 ) -> State:
     players = check_players(players, MIN_PLAYERS, MAX_PLAYERS)
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError(f"Unknown options for {SLUG}: {', '.join(unknown)}.")
+    options = check_options('Sauschwer', options, OPTIONS)
     cards = _body(content)["cards"]
     if len(cards) < HAND_SIZE * len(players) + 1:
         raise ValueError(f"{len(players)} players need at least {HAND_SIZE * len(players) + 1} cards.")

@@ -14,6 +14,7 @@ from games.engines.base import (
     Action,
     IllegalAction,
     State,
+    check_options,
     check_players,
     check_stack,
     log,
@@ -53,10 +54,7 @@ def setup(
     options: dict[str, Any] | None = None,
 ) -> State:
     players = check_players(players, MIN_PLAYERS, MAX_PLAYERS)
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError(f"Sign has no option {', '.join(unknown)}; the options are: {', '.join(OPTIONS)}.")
+    options = check_options('Sign', options, OPTIONS)
     cards = _cards_of(content)
     needed = HAND_SIZE * len(players) + TABLE_CARDS[len(players)]
     if len(cards) < needed:

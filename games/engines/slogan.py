@@ -14,6 +14,7 @@ from games.engines.base import (
     Action,
     IllegalAction,
     State,
+    check_options,
     check_players,
     check_stack,
     keep_rng,
@@ -71,10 +72,7 @@ def setup(
     options: dict[str, Any] | None = None,
 ) -> State:
     players = check_players(players, MIN_PLAYERS, MAX_PLAYERS)
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError(f"Slogan has no option {', '.join(unknown)}; the options are: {', '.join(OPTIONS)}.")
+    options = check_options('Slogan', options, OPTIONS)
     first_player = options.get("first_player", players[0])
     if first_player not in players:
         raise ValueError(f"The first player {first_player!r} is not a player.")

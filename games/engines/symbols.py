@@ -15,6 +15,7 @@ from games.engines.base import (
     Action,
     IllegalAction,
     State,
+    check_options,
     check_players,
     check_stack,
     log,
@@ -53,10 +54,7 @@ def setup(
     options: Mapping[str, Any] | None = None,
 ) -> State:
     players = check_players(players, MIN_PLAYERS, MAX_PLAYERS)
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError(f"Unknown options for {SLUG}: {', '.join(unknown)}.")
+    options = check_options("Sag's mit Symbolen", options, OPTIONS)
     body = _body(content)
     concepts = [card["key"] for card in body["concepts"]]
     stack = options.get("stack")
