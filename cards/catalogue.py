@@ -92,12 +92,12 @@ class _Rollback(Exception):
     pass
 
 
-def make_resource(resource_class: type, directory: Path):  # type: ignore[no-untyped-def]
+def make_resource(resource_class: type, directory: Path, reason: str):  # type: ignore[no-untyped-def]
     """A resource for a command: pictures read from the folder, no HTML preview diffs."""
     if issubclass(resource_class, SymbolTileResource):
-        return resource_class(catalogue_dir=directory, preview=False)
+        return resource_class(catalogue_dir=directory, preview=False, change_reason=reason)
     if issubclass(resource_class, KeyedResource):
-        return resource_class(preview=False)
+        return resource_class(preview=False, change_reason=reason)
     return resource_class()
 
 
@@ -164,7 +164,8 @@ def import_catalogue(directory: Path, *, dry_run: bool = False) -> CatalogueRepo
                 path = _find(directory, stem)
                 if path is None:
                     continue
-                resource = make_resource(RESOURCES[model], directory)
+                resource = make_resource(RESOURCES[model], directory,
+                                         f"import_catalogue {directory.name}/")
                 report.files.append(
                     import_dataset(resource, read_dataset(path), _relative(path, directory))
                 )
@@ -241,7 +242,7 @@ def import_file(
         kind = file_kind(dataset, path.name, type_hint=type_hint)
     except FileProblem as exc:
         raise CatalogueError(f"{path.name}: {exc}") from None
-    resource = make_resource(kind.resource_class(), path.parent)
+    resource = make_resource(kind.resource_class(), path.parent, f"import_content {path.name}")
     with transaction.atomic():
         report = import_dataset(resource, dataset, path.name)
         if report.errors or dry_run:

@@ -80,8 +80,10 @@ class KeyedResource(resources.ModelResource):
         instance_loader_class = KeyLoader
         exclude = ("id", "norm", "created_at", "updated_at")
 
-    def __init__(self, *, preview: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *, preview: bool = True, change_reason: str = "spreadsheet import",
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.change_reason = change_reason  # shown in each card's history
         if not preview:
             # Commands show no per-row diff: do not build one (no copy of every stored row);
             # skip_row compares the imported fields with a snapshot instead.
@@ -96,6 +98,10 @@ class KeyedResource(resources.ModelResource):
     def before_import(self, dataset: Any, **kwargs: Any) -> None:
         check_columns(dataset, *COLUMNS[self._meta.model])
         check_unique_rows(dataset, ("key",))
+
+    def before_save_instance(self, instance: Any, row: Any, **kwargs: Any) -> None:
+        super().before_save_instance(instance, row, **kwargs)
+        instance._change_reason = self.change_reason
 
     # --- unchanged rows without a diff --------------------------------------------------
 
@@ -161,7 +167,8 @@ class KeyedResource(resources.ModelResource):
                 for obj in self.create_instances:
                     obj.prepare_for_bulk()
                 bulk_create_with_history(self.create_instances, self._meta.model,
-                                         batch_size=batch_size)
+                                         batch_size=batch_size,
+                                         default_change_reason=self.change_reason)
             except Exception as exc:  # reported as the file's error; the import rolls back
                 self.handle_import_error(result, exc, raise_errors)
             finally:
@@ -178,7 +185,8 @@ class KeyedResource(resources.ModelResource):
                     if f.attribute and f.attribute != "key"
                 ] + ["norm", "updated_at"]
                 bulk_update_with_history(self.update_instances, self._meta.model, fields,
-                                         batch_size=batch_size)
+                                         batch_size=batch_size,
+                                         default_change_reason=self.change_reason)
                 sources_changed_in_bulk([(obj, c) for obj, c in changes if c])
             except Exception as exc:  # reported as the file's error; the import rolls back
                 self.handle_import_error(result, exc, raise_errors)

@@ -44,6 +44,7 @@ def test_an_import_writes_history_too(mini_catalogue, tmp_path):
     liebe = ConceptCard.objects.get(key="liebe")
     assert [h.history_type for h in liebe.history.all()] == ["~", "+"]
     assert liebe.history.first().text == "Die Liebe"
+    assert liebe.history.first().history_change_reason == "import_catalogue catalogue/"
     # and the translation that dropped to needs editing has its own record
     love = Translation.objects.get(text="Love")
     assert love.history.first().state == "needs_editing"
