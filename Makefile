@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast lint install install-dev bench bench-import clean
+.PHONY: run test test-fast lint install install-dev bench bench-import bench-pack bench-serve clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,10 +43,17 @@ test-fast: $(DEV_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## bench: the speed benchmarks (ratios against a floor measured in the same run)
-bench: bench-import
+bench: bench-import bench-pack bench-serve
 
 bench-import: $(DEV_STAMP)
 	$(BIN)/python bench/import_speed.py
+
+bench-pack: $(DEV_STAMP)
+	$(BIN)/python bench/pack_speed.py
+
+## bench-serve: gunicorn on loopback; uses Debian's wrk when installed (else a Python client)
+bench-serve: $(DEV_STAMP)
+	$(BIN)/python bench/serve_speed.py
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

@@ -70,12 +70,18 @@ def _etag_matches(request: HttpRequest, etag: str) -> bool:
 
 
 def _accepts_gzip(request: HttpRequest) -> bool:
+    """Whether Accept-Encoding allows gzip (by name, else by '*'), honouring q=0."""
+    qualities: dict[str, float] = {}
     for part in request.headers.get("Accept-Encoding", "").split(","):
         name, _, params = part.strip().partition(";")
-        if name.strip().lower() in ("gzip", "*"):
-            quality = params.strip().removeprefix("q=")
-            return not (params and quality.replace(".", "").strip("0") == "")
-    return False
+        quality = 1.0
+        if params.strip().startswith("q="):
+            try:
+                quality = float(params.strip()[2:])
+            except ValueError:
+                quality = 0.0
+        qualities[name.strip().lower()] = quality
+    return qualities.get("gzip", qualities.get("*", 0.0)) > 0
 
 
 def _pack_response(request: HttpRequest, data: bytes, compressed: bytes, etag: str,
@@ -97,6 +103,16 @@ def _not_modified(etag: str, cache_control: str) -> HttpResponse:
     response["Cache-Control"] = cache_control
     response["Vary"] = "Accept-Encoding"
     return response
+
+
+@lru_cache(maxsize=1024)
+def _release_sha(game: str, language: str, version: int) -> str:
+    """The sha256 of a release (raises Release.DoesNotExist, which is not cached).
+
+    A release never changes or goes away, so a process may keep the answer for good.
+    """
+    return Release.objects.filter(game=game, language=language, version=version).values_list(
+        "sha256", flat=True).get()
 
 
 @lru_cache(maxsize=64)
@@ -167,21 +183,20 @@ def release(request: HttpRequest, game: str, language: str, version: int) -> Htt
     problem = _check(game, language)
     if problem:
         return problem
-    digest = Release.objects.filter(game=game, language=language, version=version).values_list(
-        "sha256", flat=True).first()
-    if digest is None:
+    try:
+        digest = _release_sha(game, language, version)
+    except Release.DoesNotExist:
         return error(404, f"There is no release {version} of {game} ({language}).")
-    embedded = request.GET.get("pictures") == "embedded"
-    if embedded:
+    if request.GET.get("pictures") == "embedded":
         data, compressed, embedded_sha = _embedded_bytes(digest)
         etag = f'"{embedded_sha}"'
+        if _etag_matches(request, etag):
+            return _not_modified(etag, IMMUTABLE)
     else:
         etag = f'"{digest}"'
         if _etag_matches(request, etag):
             return _not_modified(etag, IMMUTABLE)  # answered from the sha256 alone
         data, compressed = _release_bytes(digest)
-    if _etag_matches(request, etag):
-        return _not_modified(etag, IMMUTABLE)
     return _pack_response(request, data, compressed, etag, IMMUTABLE)
 
 

@@ -10,6 +10,15 @@ MINI = Path(__file__).parent / "data" / "mini"
 STARTER = ROOT / "fixtures"
 
 
+@pytest.fixture(autouse=True)
+def _fresh_api_caches():
+    """Test databases reuse release numbers for other content: forget what the API cached."""
+    from exports import api
+
+    for name in ("_release_sha", "_release_bytes", "_embedded_bytes"):
+        getattr(api, name).cache_clear()
+
+
 @pytest.fixture
 def mini_catalogue(db):
     """The smallest catalogue that obeys every rule (tests/data/mini), loaded."""

@@ -8,16 +8,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from cards.models import SauschwerObject
-from exports.api import _release_bytes
 from exports.models import Release
 from exports.packs import publish, validate
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    _release_bytes.cache_clear()
 
 
 @pytest.fixture
@@ -60,8 +54,21 @@ def test_if_none_match_gets_304_without_reading_the_pack(released, client):
     assert response.status_code == 304
     assert response.content == b""
     assert response["ETag"] == etag
-    assert len(queries) == 1
+    assert len(queries) == 1  # the sha256 only: the pack's bytes are not read
     assert '"data"' not in queries[0]["sql"] and "data_gzip" not in queries[0]["sql"]
+    with CaptureQueriesContext(connection) as queries:  # and once known, no query at all
+        assert client.get("/api/packs/sauschwer/en/2.json",
+                          HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert len(queries) == 0
+
+
+@pytest.mark.parametrize(("header", "gzipped"), [
+    ("gzip", True), ("br, gzip;q=0.5", True), ("*;q=0, gzip", True), ("gzip;q=0", False),
+    ("*", True), ("identity", False), ("", False),
+])
+def test_accept_encoding_is_read_with_its_qualities(released, client, header, gzipped):
+    response = client.get("/api/packs/sauschwer/en/2.json", HTTP_ACCEPT_ENCODING=header)
+    assert (response.get("Content-Encoding") == "gzip") is gzipped
 
 
 def test_a_stale_etag_gets_the_pack(released, client):

@@ -1,0 +1,217 @@
+"""The OpenAPI description (exports/schema/openapi.json): valid OpenAPI 3.1, describes every URL
+of exports/urls.py (and nothing that is not there), and says what the API really answers."""
+
+import json
+import re
+from urllib.parse import urljoin
+
+import pytest
+from django.urls import resolve, reverse
+from jsonschema import Draft202012Validator
+from jsonschema_path import SchemaPath
+from openapi_spec_validator import OpenAPIV31SpecValidator
+from referencing import Registry
+from referencing.jsonschema import DRAFT202012
+
+from exports import api, urls
+from exports.api import OPENAPI_PATH
+from exports.packs import SCHEMA_PATH, publish
+
+SPEC = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+PACK_SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+# Where the description is served; its reference to /api/schema/content-pack.json then lands
+# on the pack schema's $id, which is served beside it.
+BASE = urljoin(PACK_SCHEMA["$id"], "/api/openapi.json")
+REGISTRY = Registry().with_resources([
+    (BASE, DRAFT202012.create_resource(SPEC)),
+    (PACK_SCHEMA["$id"], DRAFT202012.create_resource(PACK_SCHEMA)),
+])
+# A value for each URL parameter, by its name in exports/urls.py or in the description.
+SAMPLES = {"game": "sauschwer", "language": "en", "version": "1", "digest": "0" * 64,
+           "sha256": "0" * 64}
+API_PATTERNS = [p for p in urls.urlpatterns if p.callback is not api.not_found]
+
+
+def _local_only(uri: str) -> object:
+    """The description's references are resolved from the repository, never the network."""
+    if uri == PACK_SCHEMA["$id"]:
+        return PACK_SCHEMA
+    raise LookupError(f"The description refers to {uri}, which is not in the repository.")
+
+
+def _matches(template: str, url: str) -> bool:
+    pieces = re.split(r"(\{[^}/]+\})", template)
+    regex = "".join("[^/]+" if p.startswith("{") else re.escape(p) for p in pieces)
+    return re.fullmatch(regex, url) is not None
+
+
+def _fill(template: str) -> str:
+    return re.sub(r"\{([^}/]+)\}", lambda m: SAMPLES[m.group(1)], template)
+
+
+def _get(*parts: str) -> tuple[list[str], dict]:
+    """The node at a JSON pointer of the description, following one local $ref."""
+    node = SPEC
+    for part in parts:
+        node = node[part]
+    if "$ref" in node:
+        parts = node["$ref"].removeprefix("#/").split("/")
+        return _get(*parts)
+    return list(parts), node
+
+
+def _pointer(parts: list[str]) -> str:
+    return "#/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def test_the_description_is_valid_openapi_3_1():
+    assert SPEC["openapi"].startswith("3.1.")
+    spec = SchemaPath.from_dict(SPEC, base_uri=BASE, handlers={"https": _local_only,
+                                                               "http": _local_only})
+    OpenAPIV31SpecValidator(spec).validate()
+
+
+def test_the_pack_schema_is_referenced_where_it_is_served():
+    assert PACK_SCHEMA["$id"] == urljoin(BASE, reverse("api:schema"))
+
+
+def _template_of(pattern) -> str:
+    """The OpenAPI path of a URL pattern of exports/urls.py, parameters written as {}."""
+    route = str(pattern.pattern)
+    if hasattr(pattern.pattern, "_route"):  # path(): packs/<str:game>/…
+        return "/api/" + re.sub(r"<(?:[^>:]+:)?[^>]+>", "{}", route)
+    # re_path(): each named group becomes {}, and what is left must be plain text
+    out, i = [], 0
+    route = route.removeprefix("^").removesuffix("$")
+    while i < len(route):
+        if route.startswith("(?P<", i):
+            depth, j, in_class = 0, i, False
+            while True:
+                c = route[j]
+                if c == "\\":
+                    j += 2
+                    continue
+                if in_class:
+                    in_class = c != "]"
+                elif c == "[":
+                    in_class = True
+                elif c == "(":
+                    depth += 1
+                elif c == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            out.append("{}")
+            i = j + 1
+        elif route[i] == "\\":
+            out.append(route[i + 1])
+            i += 2
+        else:
+            assert route[i] not in "[](){}*+?|^$", f"cannot read {pattern.pattern} as a path"
+            out.append(route[i])
+            i += 1
+    return "/api/" + "".join(out)
+
+
+DESCRIBED = {re.sub(r"\{[^}/]+\}", "{}", template) for template in SPEC["paths"]}
+
+
+@pytest.mark.parametrize("pattern", API_PATTERNS, ids=lambda p: str(p.pattern))
+def test_every_url_of_the_api_is_described(pattern):
+    assert pattern.name, f"{pattern.pattern} has no name; the API's URLs are reversed by name."
+    template = _template_of(pattern)
+    assert template in DESCRIBED, f"{pattern.pattern} ({template}) is not described in {OPENAPI_PATH.name}."
+    names = list(pattern.pattern.regex.groupindex)
+    unknown = [n for n in names if n not in SAMPLES]
+    assert not unknown, f"Give SAMPLES a value for the URL parameter(s) {unknown}."
+    url = reverse(f"api:{pattern.name}", kwargs={n: SAMPLES[n] for n in names})
+    assert resolve(url).func is pattern.callback
+
+
+@pytest.mark.parametrize("template", SPEC["paths"])
+def test_every_described_path_is_served(template):
+    match = resolve(_fill(template))
+    assert match.func is not api.not_found, f"{template} is described but no view serves it."
+    assert match.namespace == "api"
+
+
+# (described path, URL, request headers, who asks, status the API answers)
+SCENARIOS = [
+    ("/api/packs/", "/api/packs/", {}, "anyone", 200),
+    ("/api/packs/{game}/{language}/latest", "/api/packs/sauschwer/en/latest", {}, "anyone", 302),
+    ("/api/packs/{game}/{language}/latest", "/api/packs/sign/en/latest", {}, "anyone", 404),
+    ("/api/packs/{game}/{language}/latest", "/api/packs/poker/en/latest", {}, "anyone", 404),
+    ("/api/packs/{game}/{language}/{version}.json", "/api/packs/sauschwer/en/1.json", {}, "anyone",
+     200),
+    ("/api/packs/{game}/{language}/{version}.json", "/api/packs/symbols/en/1.json?pictures=embedded",
+     {}, "anyone", 200),
+    ("/api/packs/{game}/{language}/{version}.json", "/api/packs/sauschwer/en/1.json",
+     {"If-None-Match": "{release_etag}"}, "anyone", 304),
+    ("/api/packs/{game}/{language}/{version}.json", "/api/packs/sauschwer/en/9.json", {}, "anyone",
+     404),
+    ("/api/packs/{game}/{language}/{version}.json", "/api/packs/sauschwer/xx/1.json", {}, "anyone",
+     404),
+    ("/api/packs/{game}/{language}/draft.json", "/api/packs/slogan/en/draft.json", {}, "curator",
+     200),
+    ("/api/packs/{game}/{language}/draft.json", "/api/packs/slogan/en/draft.json", {}, "anyone",
+     403),
+    ("/api/packs/{game}/{language}/draft.json", "/api/packs/poker/en/draft.json", {}, "curator", 404),
+    ("/api/schema/content-pack.json", "/api/schema/content-pack.json", {}, "anyone", 200),
+    ("/api/pictures/{sha256}.png", "/api/pictures/{picture}.png", {}, "anyone", 200),
+    ("/api/pictures/{sha256}.png", "/api/pictures/{picture}.png", {"If-None-Match": '"{picture}"'},
+     "anyone", 304),
+    ("/api/pictures/{sha256}.png", f"/api/pictures/{'0' * 64}.png", {}, "anyone", 404),
+    ("/api/openapi.json", "/api/openapi.json", {}, "anyone", 200),
+]
+
+
+def test_the_scenarios_cover_every_described_status():
+    described = {(template, status) for template, item in SPEC["paths"].items()
+                 for status in item["get"]["responses"]}
+    covered = {(template, str(status)) for template, _, _, _, status in SCENARIOS}
+    assert covered == described
+
+
+@pytest.mark.django_db
+def test_live_answers_match_the_description(mini_catalogue, client, admin_client):
+    for cached in vars(api).values():  # the API's in-process caches outlive a test's database
+        if hasattr(cached, "cache_clear"):
+            cached.cache_clear()
+    release = publish("sauschwer", "en").release
+    publish("symbols", "en")
+    symbols = json.loads(client.get("/api/packs/symbols/en/1.json").content)
+    values = {"release_etag": f'"{release.sha256}"',
+              "picture": symbols["body"]["symbols"][0]["picture"]["sha256"]}
+    problems = []
+    for template, url, headers, who, status in SCENARIOS:
+        url = url.format(**values)
+        headers = {k: v.format(**values) for k, v in headers.items()}
+        assert _matches(template, url.partition("?")[0]), (template, url)
+        response = (admin_client if who == "curator" else client).get(url, headers=headers)
+        where = f"GET {url} ({who}{', ' + str(headers) if headers else ''})"
+        if response.status_code != status:
+            problems.append(f"{where}: {response.status_code}, the scenario expects {status}")
+            continue
+        parts, described = _get("paths", template, "get", "responses", str(status))
+        for header in described.get("headers", {}):
+            if not response.has_header(header):
+                problems.append(f"{where}: no {header} header, which the description promises")
+        content = described.get("content")
+        if not content:
+            if response.content:
+                problems.append(f"{where}: a body, where the description has none")
+            continue
+        media_type = response["Content-Type"].partition(";")[0].strip()
+        if media_type not in content:
+            problems.append(f"{where}: {media_type}, described: {', '.join(content)}")
+            continue
+        if media_type.endswith("json") and "schema" in content[media_type]:
+            schema = {"$ref": BASE + _pointer([*parts, "content", media_type, "schema"])}
+            validator = Draft202012Validator(schema, registry=REGISTRY)
+            for error in validator.iter_errors(json.loads(response.content)):
+                at = "/".join(str(p) for p in error.absolute_path) or "(the body)"
+                problems.append(f"{where}: the body does not match the description at {at}: "
+                                f"{error.message[:200]}")
+                break
+    assert not problems, "\n".join(problems)
