@@ -49,6 +49,7 @@ from cards.models import (
 )
 from cards.pictures import tabler_icon_path
 from cards.weights import format_weight
+from exports.print_views import print_selected_action
 
 UNTRANSLATED = "untranslated"
 STATE_BADGES = {
@@ -133,6 +134,7 @@ class ContentAdmin(SimpleHistoryAdmin, ImportExportActionModelAdmin):
 
     inlines = [TranslationInline]
     formats = FORMATS
+    actions = [print_selected_action]
     readonly_fields = ("created_at", "updated_at")
     list_per_page = 100
     show_full_result_count = False

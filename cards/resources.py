@@ -106,9 +106,11 @@ class KeyedResource(resources.ModelResource):
     # --- unchanged rows without a diff --------------------------------------------------
 
     def _values(self, instance: Any) -> tuple:
-        return tuple(
-            field.get_value(instance) for field in self.get_import_fields() if field.attribute
-        )
+        if not hasattr(self, "_value_attributes"):
+            self._value_attributes = tuple(
+                field.attribute for field in self.get_import_fields() if field.attribute
+            )
+        return tuple(getattr(instance, name, None) for name in self._value_attributes)
 
     def after_init_instance(self, instance: Any, new: bool, row: Any, **kwargs: Any) -> None:
         if self._meta.skip_diff and not new:

@@ -17,6 +17,11 @@ SECTIONS = {
 }
 
 
+GAME_OF_SECTION = {
+    "Sag's mit Symbolen": "symbols", "Sign": "sign", "Slogan": "slogan", "Sauschwer": "sauschwer",
+}
+
+
 class KartothekAdminSite(admin.AdminSite):
     site_header = "Kartothek"
     site_title = "Kartothek"
@@ -32,6 +37,9 @@ class KartothekAdminSite(admin.AdminSite):
         for title, names in SECTIONS.items():
             models = [by_name.pop(name) for name in names if name in by_name]
             if models:
+                game = GAME_OF_SECTION.get(title)
+                if game and request.user.has_perm("cards.view_conceptcard"):
+                    models.append(self._link("Print deck (PDF)", "admin:exports_print", game))
                 sections.append({**cards, "name": title, "models": models})
         if by_name:
             sections.append({**cards, "models": list(by_name.values())})
@@ -52,14 +60,16 @@ class KartothekAdminSite(admin.AdminSite):
 
 
     @staticmethod
-    def _link(name: str, url_name: str) -> dict:
+    def _link(name: str, url_name: str, *args: str) -> dict:
         return {
-            "name": name, "object_name": name.replace(" ", ""), "admin_url": reverse(url_name),
+            "name": name, "object_name": name.replace(" ", ""),
+            "admin_url": reverse(url_name, args=args),
             "add_url": None, "view_only": True, "perms": {"view": True},
         }
 
     def get_urls(self):  # type: ignore[no-untyped-def]
         from cards import views
+        from exports import print_views
         from exports.admin import publish_view
 
         def page(view):  # type: ignore[no-untyped-def]
@@ -74,6 +84,7 @@ class KartothekAdminSite(admin.AdminSite):
                 name="cards_translate",
             ),
             path("exports/publish/", page(publish_view), name="exports_publish"),
+            path("exports/print/<str:game>/", page(print_views.print_view), name="exports_print"),
             *super().get_urls(),
         ]
 

@@ -1,0 +1,769 @@
+"""The deck renderer: walks the layouts (exports.pdf.layouts) over the imposed sheets.
+
+    renderer = DeckRenderer(pack, options)      # checks every text first (DeckError)
+    report = renderer.render(out)               # writes the PDF to a binary file object
+
+Parts of a card that are the same on every card (backgrounds, frames, labels, whole common
+backs) are drawn once per deck into a form XObject; pictures are embedded once each and
+placed through forms too. Only the card's own texts are laid out per card.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import islice
+from typing import Any, BinaryIO
+
+from reportlab.lib.colors import Color, HexColor
+from reportlab.lib.utils import ImageReader
+from reportlab.pdfgen.canvas import Canvas
+
+from exports.pdf import imposition, layouts, pages
+from exports.pdf.cards import Card, Group, fallback_labels, groups_of, text_values
+from exports.pdf.fonts import Font, describe_chars, fonts, right_to_left
+from exports.pdf.layouts import REF_H, REF_SAFE, REF_W, Design, Face
+from exports.pdf.options import DeckOptions
+from exports.pdf.streaming import finish, streaming_canvas
+from exports.pdf.text import Fitted, fit
+
+MM = 72 / 25.4
+MARK_WIDTH = 0.3  # pt: crop marks (print shops ask for at least 0.25 pt)
+PICTURE_DPI = 300
+GAME_TITLES = {"symbols": "Sag's mit Symbolen", "sign": "Sign", "slogan": "Slogan",
+               "sauschwer": "Sauschwer"}
+OPTIONAL_TEXTS = {"extra_mark", "effect_badge"}  # may be empty on purpose
+MAX_LISTED = 40
+
+
+class DeckError(Exception):
+    """The deck cannot be printed; ``problems`` names every card and what is wrong with it."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        shown = "\n  ".join(problems[:10])
+        more = f"\n  … and {len(problems) - 10} more" if len(problems) > 10 else ""
+        super().__init__(f"The deck cannot be printed ({len(problems)} problems):\n  {shown}{more}")
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where one side of one card went (trim box in mm, page numbers from 1)."""
+
+    key: str
+    group: str
+    side: str
+    page: int
+    x: float
+    y: float
+    w: float
+    h: float
+    rotate: int
+
+
+@dataclass
+class RenderReport:
+    pages: int = 0
+    cards: int = 0
+    per_sheet: int = 0
+    orientation: str = "portrait"
+    page_size: tuple[float, float] = (0.0, 0.0)    # mm, of the card sheets
+    warnings: list[str] = field(default_factory=list)
+    fallbacks: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    placements: list[Placement] = field(default_factory=list)
+
+
+@lru_cache(maxsize=256)
+def colour(hex_: str, tint: float = 1.0) -> Color:
+    base = HexColor(hex_)
+    if tint >= 1:
+        return base
+    return Color(1 - (1 - base.red) * tint, 1 - (1 - base.green) * tint, 1 - (1 - base.blue) * tint)
+
+
+class Geometry:
+    """Maps the reference card (63 × 88 mm, safe zone 4 mm) onto the chosen card, in points."""
+
+    def __init__(self, options: DeckOptions) -> None:
+        self.w, self.h = options.size
+        self.safe = options.safe
+        self.bleed = options.bleed
+        self.scale = min((self.w - 2 * self.safe) / (REF_W - 2 * REF_SAFE),
+                         (self.h - 2 * self.safe) / (REF_H - 2 * REF_SAFE))
+        self._boxes: dict[Any, tuple[float, float, float, float]] = {}
+
+    def _axis(self, u: float, ref: float, real: float) -> float:
+        s, r = self.safe, REF_SAFE
+        if u <= r:
+            return u * s / r
+        if u >= ref - r:
+            return real - (ref - u) * s / r
+        return s + (u - r) * (real - 2 * s) / (ref - 2 * r)
+
+    def box(self, ref_box: tuple[float, float, float, float], *, bleed: bool = False
+            ) -> tuple[float, float, float, float]:
+        """(x, y, w, h) in pt from the card's bottom-left trim corner."""
+        key = (ref_box, bleed)
+        found = self._boxes.get(key)
+        if found is None:
+            found = self._boxes[key] = self._box(ref_box, bleed)
+        return found
+
+    def _box(self, ref_box: tuple[float, float, float, float], bleed: bool
+             ) -> tuple[float, float, float, float]:
+        x, y, w, h = ref_box
+        x0, x1 = self._axis(x, REF_W, self.w), self._axis(x + w, REF_W, self.w)
+        top, bottom = self._axis(y, REF_H, self.h), self._axis(y + h, REF_H, self.h)
+        y0, y1 = self.h - bottom, self.h - top
+        if bleed:
+            b = self.bleed
+            x0 -= b if x <= 0 else 0
+            x1 += b if x + w >= REF_W else 0
+            y1 += b if y <= 0 else 0
+            y0 -= b if y + h >= REF_H else 0
+        return x0 * MM, y0 * MM, (x1 - x0) * MM, (y1 - y0) * MM
+
+
+class DeckRenderer:
+    def __init__(self, pack: dict[str, Any], options: DeckOptions, *,
+                 pictures: Callable[[str], bytes | None] | None = None) -> None:
+        self.pack = pack
+        self.options = options
+        self.fonts = fonts()
+        self.designs = layouts.designs_for(pack)
+        self.groups = groups_of(pack, options.selection)
+        self.geometry = Geometry(options)
+        self.sheet = imposition.sheet(options)
+        self._pictures = pictures
+        self.report = RenderReport(per_sheet=self.sheet.per_sheet, orientation=self.sheet.orientation,
+                                   page_size=(self.sheet.width, self.sheet.height))
+        self.report.counts = {g.name: g.count for g in self.groups}
+        self.report.cards = sum(g.count for g in self.groups)
+        self._forms: dict[Any, str | None] = {}
+        self._drawers: dict[type, Callable[[Any, Card | None], None]] = {}
+        self._dynamic: dict[tuple[str, str], tuple[layouts.Element, ...]] = {}
+        self._page_frames: dict[Any, Any] = {}
+        self._dpi_checked: set[tuple[str, str]] = set()
+        self.record = False
+        self.canvas: Canvas | None = None
+        self._preflight()
+
+    # --- checks before anything is drawn -------------------------------------------------
+
+    def _field_fonts(self, design: Design) -> dict[str, set[str]]:
+        roles: dict[str, set[str]] = {}
+        for face in (design.front, design.back):
+            for element in face.elements:
+                if isinstance(element, layouts.Text) and element.field:
+                    roles.setdefault(element.field, set()).add(element.font)
+                elif isinstance(element, layouts.Options):
+                    roles.setdefault(element.field, set()).update({"regular", "bold"})
+        return roles
+
+    def _preflight(self) -> None:
+        problems: list[str] = []
+        warnings = self.report.warnings
+        fallbacks = fallback_labels(self.pack)
+        self.report.fallbacks = fallbacks
+        if fallbacks:
+            language = self.pack["language"]
+            message = (f"{len(fallbacks)} texts have no '{language}' translation and would be "
+                       f"printed in German: " + "; ".join(fallbacks[:10])
+                       + (f"; … and {len(fallbacks) - 10} more" if len(fallbacks) > 10 else ""))
+            (problems if self.options.strict else warnings).append(message)
+        if not self.groups:
+            problems.append("There are no cards to print (nothing selected, or the pack is empty).")
+        for group in self.groups:
+            roles = self._field_fonts(self.designs[group.name])
+            for card in group.cards():
+                for name in group.texts:
+                    for text in text_values(card.fields.get(name)):
+                        self._check_text(card, name, text, roles.get(name, {"regular"}),
+                                         problems, warnings)
+        if problems:
+            raise DeckError(problems)
+
+    def _check_text(self, card: Card, name: str, text: str, roles: set[str],
+                    problems: list[str], warnings: list[str]) -> None:
+        if not text.strip():
+            if name not in OPTIONAL_TEXTS:
+                warnings.append(f"{card.label}: the {name} is empty; the card shows nothing there.")
+            return
+        if text.isascii() and text.isprintable():
+            return
+        for role in sorted(roles):
+            missing = self.fonts[role].missing(text)
+            if missing:
+                problems.append(f"{card.label}: the font ({self.fonts[role].path.name}) has no "
+                                f"glyph for {describe_chars(missing)} in “{text[:60]}”.")
+                return
+        if right_to_left(text):
+            problems.append(f"{card.label}: “{text[:60]}” is right-to-left text, which the PDF "
+                            "renderer cannot set yet (it would print the letters in the wrong "
+                            "order).")
+
+    def _warn(self, message: str) -> None:
+        self.report.warnings.append(message)
+
+    # --- the document ---------------------------------------------------------------------
+
+    def _metadata(self, canvas: Canvas) -> None:
+        pack = self.pack
+        game, language, version = pack["game"], pack["language"], pack["content_version"]
+        release = "draft" if version == "draft" else f"release {version}"
+        canvas.setTitle(f"{GAME_TITLES.get(game, game)} ({language}, {release}): printable deck")
+        canvas.setAuthor("Kartothek")
+        canvas.setCreator("Kartothek render_deck")
+        canvas.setSubject(f"game={game}; language={language}; release={version}; "
+                          f"pack sha256={pack['sha256']}")
+        canvas.setKeywords(f"kartothek, {game}, {language}, {release}")
+
+    def render(self, out: BinaryIO, *, record: bool = False) -> RenderReport:
+        """The whole deck as set out in the options, written to ``out``."""
+        self.record = record
+        sheet = self.sheet
+        canvas = self.canvas = streaming_canvas(out, (sheet.width * MM, sheet.height * MM),
+                                                self.fonts["regular"].name)
+        self._metadata(canvas)
+        sides = self.options.sides
+        for group in self.groups:
+            if self.options.layout == "single":
+                self._single_pages(group, ("front",) if sides == "none" else ("front", "back"))
+            elif sides == "fold":
+                self._fold_sheets(group)
+            elif sides.startswith("duplex"):
+                for chunk in _chunks(group.cards(), sheet.per_sheet):
+                    self._sheet_page(group, chunk, "front")
+                    self._sheet_page(group, chunk, "back")
+            else:
+                for chunk in _chunks(group.cards(), sheet.per_sheet):
+                    self._sheet_page(group, chunk, "front")
+                if sides == "separate":
+                    for chunk in _chunks(group.cards(), sheet.per_sheet):
+                        self._sheet_page(group, chunk, "back")
+        if self.options.contents_page and self.options.layout == "sheets":
+            before = canvas.getPageNumber()
+            pages.front_matter(self)
+            added = canvas.getPageNumber() - before
+            canvas._doc.move_last_pages_to_front(added)
+            for placement in self.report.placements:
+                object.__setattr__(placement, "page", placement.page + added)
+        self.report.pages = canvas.getPageNumber() - 1
+        finish(canvas)
+        self.canvas = None
+        return self.report
+
+    def render_faces(self, out: BinaryIO, group: str, side: str, *, bleed: bool,
+                     limit: int | None = None) -> int:
+        """One page per card of a group, one side only (raster exports); returns pages."""
+        chosen = next(g for g in self.groups if g.name == group)
+        canvas = self.canvas = streaming_canvas(out, (1, 1), self.fonts["regular"].name)
+        self._metadata(canvas)
+        count = 0
+        for card in islice(chosen.cards(), limit):
+            self._card_page(chosen, card, side, bleed=bleed)
+            count += 1
+        finish(canvas)
+        self.canvas = None
+        return count
+
+    # --- pages --------------------------------------------------------------------------
+
+    def _set_boxes(self, slots: list[imposition.Slot], width: float, height: float) -> None:
+        canvas = self.canvas
+        assert canvas is not None
+        key = ("boxes", tuple(slots), width, height)
+        boxes = self._page_frames.get(key)
+        if boxes is None:
+            trim = (min(s.x for s in slots), min(s.y for s in slots),
+                    max(s.x + s.w for s in slots), max(s.y + s.h for s in slots))
+            bleed = (min(s.bleed_box[0] for s in slots), min(s.bleed_box[1] for s in slots),
+                     max(s.bleed_box[2] for s in slots), max(s.bleed_box[3] for s in slots))
+            boxes = self._page_frames[key] = ([round(v * MM, 3) for v in trim],
+                                              [round(max(0.0, v) * MM, 3) for v in bleed])
+        size = (width * MM, height * MM)
+        if canvas._pagesize != size:
+            canvas.setPageSize(size)
+        canvas.setTrimBox(boxes[0])
+        canvas.setBleedBox(boxes[1])
+
+    def _single_pages(self, group: Group, sides: tuple[str, ...]) -> None:
+        for card in group.cards():
+            for side in sides:
+                self._card_page(group, card, side, bleed=True)
+
+    def _card_page(self, group: Group, card: Card, side: str, *, bleed: bool) -> None:
+        canvas = self.canvas
+        assert canvas is not None
+        w, h = self.options.size
+        b = self.options.bleed if bleed else 0.0
+        slot = imposition.Slot(b, b, w, h, (b, b, b, b))
+        self._set_boxes([slot], w + 2 * b, h + 2 * b)
+        self._draw_card(group, card, side, slot)
+        canvas.showPage()
+
+    def _sheet_page(self, group: Group, cards: list[Card], side: str) -> None:
+        canvas = self.canvas
+        assert canvas is not None
+        slots = list(self.sheet.fronts if side == "front" else self.sheet.backs)[: len(cards)]
+        self._set_boxes(slots, self.sheet.width, self.sheet.height)
+        for card, slot in zip(cards, slots, strict=False):
+            self._draw_card(group, card, side, slot)
+        self._marks(slots)
+        canvas.showPage()
+
+    def _fold_sheets(self, group: Group) -> None:
+        canvas = self.canvas
+        assert canvas is not None
+        for chunk in _chunks(group.cards(), self.sheet.per_sheet):
+            fronts = list(self.sheet.fronts[: len(chunk)])
+            backs = list(self.sheet.backs[: len(chunk)])
+            self._set_boxes(fronts + backs, self.sheet.width, self.sheet.height)
+            for card, front, back in zip(chunk, fronts, backs, strict=False):
+                self._draw_card(group, card, "front", front)
+                self._draw_card(group, card, "back", back)
+            self._marks(fronts + backs)
+            canvas.saveState()
+            canvas.setStrokeColor(colour("#7a7a7a"))
+            canvas.setLineWidth(0.4)
+            canvas.setDash(3, 2)
+            for front in fronts:
+                x = (front.x + front.w) * MM
+                canvas.line(x, (front.y - 2) * MM, x, (front.y + front.h + 2) * MM)
+            canvas.restoreState()
+            canvas.showPage()
+
+    def _marks(self, slots: list[imposition.Slot]) -> None:
+        """Crop marks in the margin around the cards, and cut lines across the sheet."""
+        options, canvas = self.options, self.canvas
+        assert canvas is not None
+        if not (options.crop_marks or options.cut_lines):
+            return
+        key = ("marks", tuple(slots))
+        lines = self._page_frames.get(key)
+        if lines is None:
+            lines = self._page_frames[key] = self._mark_lines(slots)
+        cuts, marks = lines
+        canvas.saveState()
+        if cuts:
+            canvas.setStrokeColor(colour("#9a9a9a"))
+            canvas.setLineWidth(0.25)
+            canvas.setDash(2, 2)
+            canvas.lines(cuts)
+            canvas.setDash()
+        if marks:
+            canvas.setStrokeColor(colour("#000000"))
+            canvas.setLineWidth(MARK_WIDTH)
+            canvas.lines(marks)
+        canvas.restoreState()
+
+    def _mark_lines(self, slots: list[imposition.Slot]
+                    ) -> tuple[list[tuple[float, ...]], list[tuple[float, ...]]]:
+        """(cut lines, crop marks) in pt for the cards in ``slots``."""
+        options = self.options
+        cuts: list[tuple[float, ...]] = []
+        folds = set(self.sheet.fold_xs)
+        xs = sorted({round(v, 4) for s in slots for v in (s.x, s.x + s.w)} - folds)
+        ys = sorted({round(v, 4) for s in slots for v in (s.y, s.y + s.h)})
+        x0, x1 = min(s.bleed_box[0] for s in slots), max(s.bleed_box[2] for s in slots)
+        y0, y1 = min(s.bleed_box[1] for s in slots), max(s.bleed_box[3] for s in slots)
+        if options.cut_lines:
+            m = options.margin
+            cuts.extend((x * MM, m * MM, x * MM, (self.sheet.height - m) * MM) for x in xs)
+            cuts.extend((m * MM, y * MM, (self.sheet.width - m) * MM, y * MM) for y in ys)
+        lines = []
+        if options.crop_marks:
+            trim_x0, trim_x1 = xs[0], xs[-1]
+            trim_y0, trim_y1 = ys[0], ys[-1]
+            offset = options.mark_offset
+            side_len, top_len = self.sheet.mark_length
+            if top_len:
+                start_top = max(trim_y1 + offset, y1)
+                start_bottom = min(trim_y0 - offset, y0)
+                for x in xs:
+                    lines.append((x, start_top, x, start_top + top_len))
+                    lines.append((x, start_bottom, x, start_bottom - top_len))
+            if side_len:
+                start_right = max(trim_x1 + offset, x1)
+                start_left = min(trim_x0 - offset, x0)
+                for y in ys:
+                    lines.append((start_right, y, start_right + side_len, y))
+                    lines.append((start_left, y, start_left - side_len, y))
+        return cuts, [tuple(v * MM for v in line) for line in lines]
+
+    # --- one card -----------------------------------------------------------------------
+
+    def _draw_card(self, group: Group, card: Card, side: str, slot: imposition.Slot) -> None:
+        canvas = self.canvas
+        assert canvas is not None
+        design = self.designs[group.name]
+        face = design.front if side == "front" else design.back
+        form = self._static_form(design, side, face)
+        canvas.saveState()
+        if slot.rotate == 180:
+            canvas.translate((slot.x + slot.w) * MM, (slot.y + slot.h) * MM)
+            canvas.rotate(180)
+            right, top, left, bottom = slot.bleed
+        else:
+            canvas.translate(slot.x * MM, slot.y * MM)
+            left, bottom, right, top = slot.bleed
+        full = self.options.bleed
+        if min(left, bottom, right, top) < full:
+            path = canvas.beginPath()
+            path.rect(-left * MM, -bottom * MM, (slot.w + left + right) * MM,
+                      (slot.h + bottom + top) * MM)
+            canvas.clipPath(path, stroke=0, fill=0)
+        if form:
+            canvas.doForm(form)
+        if side == "front" or design.back_varies:
+            dynamic = self._dynamic.get((design.group, side))
+            if dynamic is None:
+                dynamic = self._dynamic[(design.group, side)] = face.dynamic
+            for element in dynamic:
+                self._draw(element, card)
+        canvas.restoreState()
+        if self.record:
+            self.report.placements.append(Placement(card.key, group.name, side,
+                                                    canvas.getPageNumber(), slot.x, slot.y,
+                                                    slot.w, slot.h, slot.rotate))
+
+    def _static_form(self, design: Design, side: str, face: Face) -> str | None:
+        key = (design.group, side)
+        if key in self._forms:
+            return self._forms[key]
+        elements = face.static if (side == "front" or design.back_varies) else face.elements
+        name = f"card-{design.group}-{side}" if elements else None
+        self._forms[key] = name
+        if name is None:
+            return None
+        canvas = self.canvas
+        assert canvas is not None
+        b = self.options.bleed * MM
+        w, h = self.options.size
+        canvas.beginForm(name, -b, -b, w * MM + b, h * MM + b)
+        for element in elements:
+            self._draw(element, None)
+        canvas.endForm()
+        return name
+
+    # --- elements -----------------------------------------------------------------------
+
+    def _draw(self, element: layouts.Element, card: Card | None) -> None:
+        kind = type(element)
+        draw = self._drawers.get(kind)
+        if draw is None:
+            draw = self._drawers[kind] = getattr(self, f"_draw_{kind.__name__.lower()}")
+        draw(element, card)
+
+    def _colour_of(self, element: Any, card: Card | None) -> Color:
+        if element.colour_field and card is not None:
+            return colour(card.fields[element.colour_field], getattr(element, "tint", 1.0))
+        return colour(element.colour, getattr(element, "tint", 1.0))
+
+    def _draw_fill(self, element: layouts.Fill, card: Card | None) -> None:
+        canvas = self.canvas
+        assert canvas is not None
+        x, y, w, h = self.geometry.box(element.box, bleed=not element.radius)
+        canvas.setFillColor(self._colour_of(element, card))
+        if element.radius:
+            canvas.roundRect(x, y, w, h, element.radius * MM * self.geometry.scale, stroke=0, fill=1)
+        else:
+            canvas.rect(x, y, w, h, stroke=0, fill=1)
+
+    def _draw_frame(self, element: layouts.Frame, card: Card | None) -> None:
+        canvas = self.canvas
+        assert canvas is not None
+        x, y, w, h = self.geometry.box(element.box)
+        canvas.saveState()
+        canvas.setStrokeColor(self._colour_of(element, card))
+        canvas.setLineWidth(element.width)
+        if element.dash:
+            canvas.setDash(list(element.dash))
+        if h == 0 or w == 0:
+            canvas.line(x, y, x + w, y + h)
+        elif element.radius:
+            canvas.roundRect(x, y, w, h, element.radius * MM * self.geometry.scale, stroke=1, fill=0)
+        else:
+            canvas.rect(x, y, w, h, stroke=1, fill=0)
+        canvas.restoreState()
+
+    def _draw_disc(self, element: layouts.Disc, card: Card | None) -> None:
+        canvas = self.canvas
+        assert canvas is not None
+        cx, cy = element.centre
+        x, y, _, _ = self.geometry.box((cx, cy, 0, 0))
+        canvas.setFillColor(colour(element.colour))
+        canvas.circle(x, y, element.radius * MM * self.geometry.scale, stroke=0, fill=1)
+
+    def _draw_pattern(self, element: layouts.Pattern, card: Card | None) -> None:
+        canvas = self.canvas
+        assert canvas is not None
+        x, y, w, h = self.geometry.box(element.box, bleed=True)
+        font = self.fonts[element.font]
+        step = element.step * MM * self.geometry.scale
+        size = element.size * self.geometry.scale
+        glyph_w = font.width(element.glyph) * size
+        canvas.setFillColor(colour(element.colour))
+        canvas.setFont(font.name, size)
+        row = 0
+        cy = y + h / 2
+        while cy - step * row > y - step or cy + step * row < y + h + step:
+            for yy in {cy - step * row, cy + step * row}:
+                shift = step / 2 if row % 2 else 0.0
+                cx = x + w / 2 + shift
+                col = 0
+                while cx - step * col > x - step:
+                    for xx in {cx - step * col, cx + step * col}:
+                        canvas.drawString(xx - glyph_w / 2, yy - size * 0.35, element.glyph)
+                    col += 1
+            row += 1
+
+    def _draw_text(self, element: layouts.Text, card: Card | None) -> None:
+        if element.field is not None:
+            if card is None:
+                return
+            text = card.fields.get(element.field) or ""
+        else:
+            text = element.literal or ""
+        if not text:
+            return
+        font = self.fonts[element.font]
+        x, y, w, h = self.geometry.box(element.box)
+        size = element.size * self.geometry.scale
+        if element.spacing:
+            self._spaced_label(element, text, font, (x, y, w, h), size)
+            return
+        fitted = fit(text, font, w, h, size, min(size, self.options.min_font_size),
+                     leading=element.leading, max_lines=element.max_lines)
+        if fitted.truncated and card is not None:
+            self._warn(f"{card.label}: the {element.field} does not fit its box even at "
+                       f"{fitted.size:g} pt and was cut short: “{text[:50]}”.")
+        self._set_lines(fitted, font, self._colour_of(element, card), (x, y, w, h),
+                        element.align, element.valign, element.rotate)
+
+    def _set_lines(self, fitted: Fitted, font: Font, ink: Color,
+                   box: tuple[float, float, float, float], align: str, valign: str,
+                   rotate: int) -> None:
+        canvas = self.canvas
+        assert canvas is not None
+        x, y, w, h = box
+        if rotate:
+            canvas.saveState()
+            canvas.translate(x + w / 2, y + h / 2)
+            canvas.rotate(rotate)
+            x, y = -w / 2, -h / 2
+        size = fitted.size
+        block = size * (font.ascent - font.descent) + (len(fitted.lines) - 1) * fitted.leading
+        if valign == "top":
+            top = y + h
+        elif valign == "bottom":
+            top = y + block
+        else:
+            top = y + h - (h - block) / 2
+        baseline = top - size * font.ascent
+        canvas.setFillColor(ink)
+        canvas.setFont(font.name, size)
+        for line, width in zip(fitted.lines, fitted.widths, strict=True):
+            if align == "left":
+                lx = x
+            elif align == "right":
+                lx = x + w - width
+            else:
+                lx = x + (w - width) / 2
+            if line:
+                canvas.drawString(lx, baseline, line)
+            baseline -= fitted.leading
+        if rotate:
+            canvas.restoreState()
+
+    def _spaced_label(self, element: layouts.Text, text: str, font: Font,
+                      box: tuple[float, float, float, float], size: float) -> None:
+        canvas = self.canvas
+        assert canvas is not None
+        x, y, w, h = box
+        spacing = element.spacing * self.geometry.scale
+        width = font.width(text) * size + spacing * (len(text) - 1)
+        if width > w:
+            size *= w / width
+            spacing *= w / width
+            width = w
+        obj = canvas.beginText()
+        obj.setFont(font.name, size)
+        obj.setCharSpace(spacing)
+        obj.setFillColor(colour(element.colour))
+        baseline = y + h / 2 - size * (font.ascent + font.descent) / 2
+        obj.setTextOrigin(x + (w - width) / 2, baseline)
+        obj.textOut(text)
+        canvas.drawText(obj)
+
+    def _draw_options(self, element: layouts.Options, card: Card | None) -> None:
+        """Four options in four rows; the correct one in bold, starred, in the accent colour."""
+        if card is None:
+            return
+        options: list[tuple[str, bool]] = card.fields.get(element.field) or []
+        if not options:
+            return
+        x, y, w, h = self.geometry.box(element.box)
+        regular, bold = self.fonts["regular"], self.fonts["bold"]
+        size = element.size * self.geometry.scale
+        star_w = bold.width(element.star + " ") * size
+        row_h = h / len(options)
+        smallest = min(size, self.options.min_font_size)
+        fits = [fit(text, bold if correct else regular, w - star_w, row_h, size, smallest, leading=1.1)
+                for text, correct in options]
+        common = min(f.size for f in fits)
+        if any(f.size != common for f in fits):
+            fits = [fit(text, bold if correct else regular, w - star_w, row_h, common, smallest,
+                        leading=1.1) for text, correct in options]
+        for i, ((text, correct), fitted) in enumerate(zip(options, fits, strict=True)):
+            if fitted.truncated:
+                self._warn(f"{card.label}: option “{text[:50]}” does not fit its line and was cut short.")
+            row_y = y + h - (i + 1) * row_h
+            font = bold if correct else regular
+            ink = colour(element.accent if correct else element.colour)
+            if correct:
+                self._set_lines(Fitted((element.star,), (star_w,), fitted.size, fitted.leading, False),
+                                bold, ink, (x, row_y, star_w, row_h), "left", "middle", 0)
+            self._set_lines(fitted, font, ink, (x + star_w, row_y, w - star_w, row_h),
+                            "left", "middle", 0)
+
+    # --- pictures -----------------------------------------------------------------------
+
+    def _picture_data(self, picture: dict[str, Any]) -> bytes | None:
+        if picture.get("data"):
+            return base64.b64decode(picture["data"])
+        if self._pictures is not None:
+            return self._pictures(picture["sha256"])
+        from exports.packs import picture_bytes
+
+        return picture_bytes(picture["sha256"])
+
+    def _image_form(self, key: Any, load: Callable[[], bytes | None]) -> tuple[str, int, int] | None:
+        """A form holding one picture in a 1 × 1 box; made once, placed scaled."""
+        if key in self._forms:
+            return self._forms[key]  # type: ignore[return-value]
+        data = load()
+        if data is None:
+            self._forms[key] = None
+            return None
+        reader = ImageReader(io.BytesIO(data))
+        px_w, px_h = reader.getSize()
+        name = "pic-" + "-".join(str(part) for part in key).replace("#", "")
+        canvas = self.canvas
+        assert canvas is not None
+        canvas.beginForm(name, 0, 0, 1, 1)
+        canvas.drawImage(reader, 0, 0, 1, 1, mask="auto")
+        canvas.endForm()
+        self._forms[key] = (name, px_w, px_h)
+        return self._forms[key]  # type: ignore[return-value]
+
+    def _place_image(self, form: tuple[str, int, int], box: tuple[float, float, float, float],
+                     card: Card | None, what: str) -> None:
+        canvas = self.canvas
+        assert canvas is not None
+        name, px_w, px_h = form
+        x, y, w, h = box
+        vector = px_w == 0
+        if vector:
+            px_w = px_h = 1
+        scale = min(w / px_w, h / px_h)
+        dw, dh = px_w * scale, px_h * scale
+        dpi = px_w / (dw / 72)
+        low = not vector and dpi < PICTURE_DPI - 0.5
+        if low and card is not None and (card.key, what) not in self._dpi_checked:
+            self._dpi_checked.add((card.key, what))
+            self._warn(f"{card.label}: the {what} is {px_w} × {px_h} px, only {dpi:.0f} dpi at "
+                       f"{dw / MM:.0f} mm wide ({PICTURE_DPI} dpi wanted for print).")
+        canvas.saveState()
+        canvas.translate(x + (w - dw) / 2, y + (h - dh) / 2)
+        canvas.scale(dw, dh)
+        canvas.doForm(name)
+        canvas.restoreState()
+
+    def _draw_picture(self, element: layouts.Picture, card: Card | None) -> None:
+        if card is None:
+            return
+        box = self.geometry.box(element.box)
+        picture = card.fields.get(element.field)
+        form = None
+        if picture:
+            form = self._image_form(("tile", picture["sha256"][:16]),
+                                    lambda: self._picture_data(picture))
+        if form is None and card.fields.get("icon"):
+            form = self._icon_form(card.fields["icon"], layouts.NAVY)
+        if form is None:
+            if ("missing", card.key) not in self._dpi_checked:
+                self._dpi_checked.add(("missing", card.key))
+                self._warn(f"{card.label}: has no picture; the card shows its name only.")
+            return
+        self._place_image(form, box, card, "picture")
+
+    def _icon_form(self, icon: str, ink: str) -> tuple[str, int, int] | None:
+        """A Tabler icon as vectors (svglib) in the given colour, in a 1 × 1 form."""
+        key = ("icon", icon, ink.lower())
+        if key in self._forms:
+            return self._forms[key]  # type: ignore[return-value]
+        drawing = _icon_drawing(icon, ink)
+        if drawing is None:
+            self._forms[key] = None
+            return None
+        from reportlab.graphics import renderPDF
+
+        canvas = self.canvas
+        assert canvas is not None
+        name = f"icon-{icon}-{ink.lower().lstrip('#')}"
+        canvas.beginForm(name, 0, 0, 1, 1)
+        canvas.scale(1 / drawing.width, 1 / drawing.height)
+        renderPDF.draw(drawing, canvas, 0, 0)
+        canvas.endForm()
+        self._forms[key] = (name, 0, 0)
+        return self._forms[key]  # type: ignore[return-value]
+
+    def _draw_icon(self, element: layouts.Icon, card: Card | None) -> None:
+        if card is None:
+            return
+        box = self.geometry.box(element.box)
+        icon, ink = card.fields.get(element.field), card.fields[element.colour_field]
+        form = self._icon_form(icon, ink) if icon else None
+        if form is None:
+            # no picture for this symbol: its name, large, in the colour
+            font = self.fonts["bold"]
+            _x, _y, w, h = box
+            fitted = fit(card.fields.get("symbol_name", ""), font, w, h, 30 * self.geometry.scale,
+                         self.options.min_font_size)
+            self._set_lines(fitted, font, colour(ink), box, "center", "middle", 0)
+            return
+        self._place_image(form, box, card, "symbol")
+
+
+@lru_cache(maxsize=512)
+def _icon_drawing(icon: str, ink: str) -> Any:
+    """The Tabler outline icon as a reportlab drawing, strokes in ``ink``; None if unknown."""
+    from django.core.exceptions import ValidationError
+    from svglib.svglib import svg2rlg
+
+    from cards.pictures import tabler_icon_path
+
+    try:
+        path = tabler_icon_path(icon)
+    except ValidationError:
+        return None
+    svg = path.read_text(encoding="utf-8").replace("currentColor", ink)
+    return svg2rlg(io.StringIO(svg))
+
+
+def _chunks(cards: Iterable[Card], size: int) -> Iterator[list[Card]]:
+    iterator = iter(cards)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def render_deck(pack: dict[str, Any], options: DeckOptions, out: BinaryIO, *,
+                pictures: Callable[[str], bytes | None] | None = None,
+                record: bool = False) -> RenderReport:
+    """Check the pack's texts, then write the deck as a PDF to ``out``."""
+    return DeckRenderer(pack, options, pictures=pictures).render(out, record=record)
