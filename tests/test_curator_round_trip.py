@@ -124,3 +124,18 @@ def test_exports_cannot_run_as_formulas_and_import_gives_the_text_back(mini_cata
         assert sorted(ConceptCard.objects.filter(key__startswith="formel").values_list(
             "text", flat=True)) == sorted(texts)
         assert all(c.history.count() == 1 for c in ConceptCard.objects.filter(key__startswith="formel"))
+
+
+def test_export_selected_writes_only_the_chosen_rows(mini_catalogue, carla):
+    chosen = list(ConceptCard.objects.filter(key__in=["oma", "papst"]).values_list("pk", flat=True))
+    page = carla.post(reverse("admin:cards_conceptcard_changelist"),
+                      {"action": "export_admin_action", "_selected_action": chosen})
+    assert page.status_code == 200
+    assert 'name="export_items"' in page.content.decode()
+    response = carla.post(reverse("admin:cards_conceptcard_export"), {
+        "format": FORMAT["csv"], "resource": "0", "export_items": chosen,
+        "conceptcardresource_key": "on", "conceptcardresource_text": "on",
+    })
+    lines = response.content.decode("utf-8").strip().splitlines()
+    assert lines[0].lstrip("\ufeff") == "key,text"
+    assert sorted(lines[1:]) == ["oma,Oma", "papst,Papst"]
