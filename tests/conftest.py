@@ -45,3 +45,21 @@ def run_command():
         return 0, out.getvalue(), err.getvalue()
 
     return run
+
+
+@pytest.fixture
+def curator_page(live_server, page):
+    """A browser page logged in to the admin as a curator, with the mini catalogue loaded.
+
+    For browser tests (``transactional_db``: the live server runs in another thread)."""
+    from django.contrib.auth.models import Group, User
+
+    assert not import_catalogue(MINI).errors
+    user = User.objects.create_user(username="carla", password="karten-pw-1", is_staff=True)
+    user.groups.add(Group.objects.get(name="Curators"))
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "carla")
+    page.fill("#id_password", "karten-pw-1")
+    page.click("input[type=submit]")
+    page.wait_for_selector("text=Sag's mit Symbolen")
+    return page

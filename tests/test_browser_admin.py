@@ -1,27 +1,12 @@
 """A curator edits cards in a real browser (Playwright driving Debian's Chromium)."""
 
 import pytest
-from django.contrib.auth.models import Group, User
 from playwright.sync_api import expect
 
-from cards.catalogue import import_catalogue
 from cards.models import SauschwerObject, Slogan
-from tests.conftest import MINI
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-
-@pytest.fixture
-def curator_page(live_server, page):
-    assert not import_catalogue(MINI).errors
-    user = User.objects.create_user(username="carla", password="karten-pw-1", is_staff=True)
-    user.groups.add(Group.objects.get(name="Curators"))
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "carla")
-    page.fill("#id_password", "karten-pw-1")
-    page.click("input[type=submit]")
-    page.wait_for_selector("text=Sag's mit Symbolen")
-    return page
 
 
 def test_a_curator_finds_a_slogan_and_moves_its_correct_option(live_server, curator_page):

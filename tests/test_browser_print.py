@@ -7,26 +7,10 @@ import io
 
 import pypdf
 import pytest
-from django.contrib.auth.models import Group, User
 from django.urls import reverse
-
-from cards.catalogue import import_catalogue
-from tests.conftest import MINI
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-
-@pytest.fixture
-def curator_page(live_server, page):
-    assert not import_catalogue(MINI).errors
-    user = User.objects.create_user(username="carla", password="karten-pw-1", is_staff=True)
-    user.groups.add(Group.objects.get(name="Curators"))
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "carla")
-    page.fill("#id_password", "karten-pw-1")
-    page.click("input[type=submit]")
-    page.wait_for_selector("text=Sag's mit Symbolen")
-    return page
 
 
 def test_a_curator_picks_options_and_downloads_the_deck(live_server, curator_page):
