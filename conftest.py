@@ -4,6 +4,13 @@ import os
 import shutil
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# Property tests are deterministic: the same examples on every run (and no time limit per
+# example on a shared, noisy machine).
+hypothesis_settings.register_profile("kartothek", derandomize=True, deadline=None,
+                                     database=None)
+hypothesis_settings.load_profile("kartothek")
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 
