@@ -111,3 +111,15 @@ def test_text_too_long_even_at_the_minimum_size_ends_with_an_ellipsis():
     assert fitted.truncated and fitted.size == 6 and fitted.lines[-1].endswith("…")
     height = 6 * (regular.ascent - regular.descent) + (len(fitted.lines) - 1) * fitted.leading
     assert height <= 10 * MM
+
+
+def test_a_compound_breaks_after_its_hyphen_before_it_shrinks():
+    from exports.pdf.fonts import fonts
+    from exports.pdf.text import fit
+
+    bold = fonts()["bold"]
+    fitted = fit("NASA's crawler-transporter", bold, 80, 60, 20, 6)
+    assert fitted.lines == ("NASA's", "crawler-", "transporter")
+    assert not fitted.truncated
+    # a leading minus is not a place to break
+    assert fit("-3 Felder", bold, 200, 60, 20, 6).lines == ("-3 Felder",)

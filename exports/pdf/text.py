@@ -59,14 +59,29 @@ def _break_word(word: str, font: Font, limit: float) -> list[str]:
     return pieces
 
 
-def _measured(paragraphs: list[str], font: Font) -> list[list[tuple[str, float]]]:
-    return [[(word, font.width(word)) for word in paragraph.split(" ")] for paragraph in paragraphs]
+# A line may also break after the hyphen inside a compound ("crawler-|transporter",
+# "Bermuda-|Dreieck"), but not after a leading minus ("-3").
+_AFTER_HYPHEN = re.compile(r"(?<=[^\W\d_][-\u2010])(?=\w)")
+
+
+def _measured(paragraphs: list[str], font: Font) -> list[list[tuple[str, float, bool]]]:
+    """Per paragraph: (piece, width at 1 pt, joins the previous piece without a space)."""
+    result = []
+    for paragraph in paragraphs:
+        pieces: list[tuple[str, float, bool]] = []
+        for word in paragraph.split(" "):
+            for index, part in enumerate(_AFTER_HYPHEN.split(word)):
+                pieces.append((part, font.width(part), index > 0))
+        result.append(pieces)
+    return result
 
 
 def wrap(paragraphs: list[str], font: Font, limit: float,
          broken: list[str] | None = None, *,
-         measured: list[list[tuple[str, float]]] | None = None) -> tuple[list[str], list[float]]:
-    """Greedy line breaking; ``limit`` and the returned widths are at 1 pt.
+         measured: list[list[tuple[str, float, bool]]] | None = None,
+         ) -> tuple[list[str], list[float]]:
+    """Greedy line breaking at spaces and after hyphens in compounds; ``limit`` and the
+    returned widths are at 1 pt.
 
     Words wider than a line are split (and listed in ``broken`` when given).
     """
@@ -75,19 +90,20 @@ def wrap(paragraphs: list[str], font: Font, limit: float,
     widths: list[float] = []
     for words in measured if measured is not None else _measured(paragraphs, font):
         line, line_width = "", 0.0
-        for word, w in words:
+        for word, w, joined in words:
             if w > limit:
                 pieces = [(piece, font.width(piece)) for piece in _break_word(word, font, limit)]
                 if broken is not None:
                     broken.append(word)
             else:
                 pieces = [(word, w)]
-            for piece, pw in pieces:
+            for number, (piece, pw) in enumerate(pieces):
+                gap = 0.0 if (joined and number == 0) or number > 0 else space
                 if not line:
                     line, line_width = piece, pw
-                elif line_width + space + pw <= limit:
-                    line += " " + piece
-                    line_width += space + pw
+                elif line_width + gap + pw <= limit:
+                    line += (" " if gap else "") + piece
+                    line_width += gap + pw
                 else:
                     lines.append(line)
                     widths.append(line_width)
@@ -108,7 +124,7 @@ def fit(text: str, font: Font, width: float, height: float, size: float, min_siz
     measured = _measured(paragraphs, font)
     # No size above the one at which the widest word fits is worth trying (words are split
     # only at the smallest size); steps stay on the grid size, size - STEP, …
-    widest = max((w for words in measured for _, w in words), default=0.0)
+    widest = max((w for words in measured for _, w, _joined in words), default=0.0)
     current = size
     if widest * size > width:
         steps = math.ceil((size - width / widest) / STEP)
