@@ -1,14 +1,18 @@
 """Settings for the test run: the project's settings, with a test key and a throw-away var/."""
 
+import atexit
 import os
+import shutil
 import tempfile
 
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key")
 # Pictures and other generated files of a test run go to a throw-away folder, never var/.
-os.environ["KARTOTHEK_VAR_DIR"] = tempfile.mkdtemp(prefix="kartothek-tests-")
+_VAR = tempfile.mkdtemp(prefix="kartothek-tests-")
+atexit.register(shutil.rmtree, _VAR, ignore_errors=True)
+os.environ["KARTOTHEK_VAR_DIR"] = _VAR
 # live_server and Playwright's event loop share the thread of a browser test.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-from kartothek.settings import *  # noqa: F403
+from kartothek.settings import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast logins in tests
