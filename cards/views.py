@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from cards.history import deleted_cards
 from cards.models import EMPTY, Game, TranslationState
+from cards.po import PoProblem, export_po, import_po
 from cards.progress import all_progress, units
 from cards.translation import save_translation
 
@@ -38,6 +39,8 @@ def progress_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[n
             "progress": item,
             "game_label": Game(item.game).label,
             "edit_url": reverse("admin:cards_translate", args=[item.game, item.language]),
+            "po_url": reverse("admin:cards_po_download", args=[item.game, item.language]),
+            "upload_url": reverse("admin:cards_po_upload", args=[item.game, item.language]),
         }
         for item in all_progress(languages)
     ]
@@ -120,3 +123,53 @@ def deleted_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[no
     ]
     context = {**site.each_context(request), "title": "Deleted cards", "rows": rows}
     return TemplateResponse(request, "admin/cards/deleted.html", context)
+
+
+MAX_PO_BYTES = 5 * 1024 * 1024
+
+
+def po_download_view(site, request: HttpRequest, game: str, language: str) -> HttpResponse:  # type: ignore[no-untyped-def]
+    """The texts of a game as a gettext PO file, for translators' own tools."""
+    _require(request, "cards.view_translation")
+    try:
+        text = export_po(game, language)
+    except PoProblem as exc:
+        raise Http404(str(exc)) from None
+    response = HttpResponse(text.encode("utf-8"), content_type="text/x-gettext-translation; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="kartothek-{game}-{language}.po"'
+    return response
+
+
+def po_upload_view(site, request: HttpRequest, game: str, language: str) -> HttpResponse:  # type: ignore[no-untyped-def]
+    """Read a translated PO file back; errors save nothing, conflicts keep what is stored."""
+    _require(request, "cards.change_translation")
+    back = reverse("admin:cards_progress")
+    if request.method != "POST":
+        return HttpResponseRedirect(back)
+    upload = request.FILES.get("po_file")
+    if upload is None:
+        messages.error(request, "Choose a PO file to upload.")
+        return HttpResponseRedirect(back)
+    if upload.size > MAX_PO_BYTES:
+        messages.error(request, f"{upload.name}: the file is {upload.size / 1_048_576:.1f} MB; "
+                                f"at most {MAX_PO_BYTES // 1_048_576} MB.")
+        return HttpResponseRedirect(back)
+    try:
+        text = upload.read().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        messages.error(request, f"{upload.name}: not UTF-8 text; save the PO file as UTF-8.")
+        return HttpResponseRedirect(back)
+    try:
+        report = import_po(text, game, language)
+    except PoProblem as exc:
+        messages.error(request, f"{upload.name}: {exc}")
+        return HttpResponseRedirect(back)
+    for message in report.messages[:50]:
+        level = messages.ERROR if message.startswith("error") else (
+            messages.WARNING if message.startswith("conflict") else messages.INFO)
+        messages.add_message(request, level, message)
+    if len(report.messages) > 50:
+        messages.warning(request, f"… and {len(report.messages) - 50} more.")
+    level = messages.ERROR if report.errors else messages.SUCCESS
+    messages.add_message(request, level, f"{upload.name}: {report.summary()}")
+    return HttpResponseRedirect(back)

@@ -85,6 +85,10 @@ class KartothekAdminSite(admin.AdminSite):
             ),
             path("exports/publish/", page(publish_view), name="exports_publish"),
             path("exports/print/<str:game>/", page(print_views.print_view), name="exports_print"),
+            path("cards/po/<str:game>/<str:language>/download/", page(views.po_download_view),
+                 name="cards_po_download"),
+            path("cards/po/<str:game>/<str:language>/upload/", page(views.po_upload_view),
+                 name="cards_po_upload"),
             *super().get_urls(),
         ]
 

@@ -122,3 +122,52 @@ def test_a_po_round_trip_moves_the_progress_page(mini_catalogue, tina):
     assert after["translated"] == before["translated"] + 1
     page = tina.get(reverse("admin:cards_progress")).content.decode()
     assert '<td class="num">0</td><td class="num">0</td>\n        <td class="num">1</td>' in page
+
+
+def po_upload(client, game, language, text, name="symbols-en.po"):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    url = reverse("admin:cards_po_upload", args=[game, language])
+    return client.post(url, {"po_file": SimpleUploadedFile(name, text.encode("utf-8"))},
+                       follow=True)
+
+
+def test_a_translator_downloads_and_uploads_a_po_file_in_the_admin(mini_catalogue, tina):
+    import polib
+
+    Translation.objects.filter(text="Love").delete()
+    response = tina.get(reverse("admin:cards_po_download", args=["symbols", "en"]))
+    assert response["Content-Disposition"] == 'attachment; filename="kartothek-symbols-en.po"'
+    po = polib.pofile(response.content.decode("utf-8"))
+    entry = next(e for e in po if e.msgctxt == "liebe:text")
+    assert entry.msgstr == ""
+    entry.msgstr = "Love"
+    page = po_upload(tina, "symbols", "en", str(po)).content.decode()
+    assert "1 updated" in page
+    row = ConceptCard.objects.get(key="liebe").translation("text", "en")
+    assert (row.text, row.state) == ("Love", "translated")
+
+
+def test_an_approved_translation_is_not_overwritten_by_an_upload(mini_catalogue, tina):
+    import polib
+
+    po = polib.pofile(tina.get(reverse("admin:cards_po_download", args=["symbols", "en"]))
+                      .content.decode("utf-8"))
+    next(e for e in po if e.msgctxt == "oma:text").msgstr = "Granny"
+    page = po_upload(tina, "symbols", "en", str(po)).content.decode()
+    assert "conflict" in page and "oma" in page
+    assert ConceptCard.objects.get(key="oma").translation("text", "en").text == "Grandmother"
+
+
+def test_an_upload_that_is_not_a_po_file_saves_nothing(mini_catalogue, tina):
+    before = list(Translation.objects.values_list("text", "state"))
+    page = po_upload(tina, "symbols", "en", "this is not a PO file\n\x00").content.decode()
+    assert 'class="error"' in page
+    assert list(Translation.objects.values_list("text", "state")) == before
+
+
+def test_po_files_are_for_translators_and_curators_only(mini_catalogue, client):
+    user = User.objects.create_user(username="visitor", password="pw", is_staff=True)
+    client.force_login(user)
+    assert client.get(reverse("admin:cards_po_download", args=["symbols", "en"])).status_code == 403
+    assert po_upload(client, "symbols", "en", "").status_code == 403
