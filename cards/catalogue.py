@@ -33,8 +33,11 @@ from cards.models import (
 )
 from cards.resources import (
     RESOURCES,
+    FileRejected,
     KeyedResource,
     SymbolTileResource,
+    is_wide_slogan_translations,
+    narrow_slogan_translations,
     translation_resource_for,
 )
 
@@ -122,25 +125,45 @@ def read_dataset(path: Path) -> tablib.Dataset:
         raise CatalogueError(f"{path.name}: {exc}") from None
 
 
-def describe_errors(result) -> list[str]:  # type: ignore[no-untyped-def]
+def describe_errors(result, origin: list[tuple[int, str]] | None = None) -> list[str]:  # type: ignore[no-untyped-def]
     """Every error of an import result, as a curator reads it: spreadsheet row and column.
 
     django-import-export counts data rows from 1; a spreadsheet shows the header as row 1,
-    so the first data row is row 2.
+    so the first data row is row 2. ``origin`` maps the rows of a file that was reshaped
+    before the import (wide slogan translations) back to the file's rows and columns.
     """
+
+    def where(number: int, column: str | None) -> str:
+        row = number + 1
+        if origin is not None:
+            row, text_column = origin[number - 1]
+            if column in ("text", "field"):
+                column = text_column
+        if column is None:
+            return f"row {row}"
+        return f"row {row}, " + (f"column `{column}`" if column != "__all__" else "the row")
+
     lines = [str(error.error) for error in result.base_errors]
     for number, errors in result.row_errors():
-        lines.extend(f"row {number + 1}: {error.error}" for error in errors)
+        lines.extend(f"{where(number, None)}: {error.error}" for error in errors)
     for invalid in result.invalid_rows:
         for column, messages in invalid.error_dict.items():
-            where = f"column `{column}`" if column != "__all__" else "the row"
-            lines.extend(f"row {invalid.number + 1}, {where}: {message}" for message in messages)
+            lines.extend(f"{where(invalid.number, column)}: {message}" for message in messages)
     return lines
 
 
 def import_dataset(resource, dataset: tablib.Dataset, label: str) -> FileReport:  # type: ignore[no-untyped-def]
     """Import one table with a resource (inside the caller's transaction) and report."""
     report = FileReport(path=label)
+    origin = None
+    if getattr(resource, "content_model", None) is Slogan and is_wide_slogan_translations(
+        dataset.headers
+    ):
+        try:
+            dataset, origin = narrow_slogan_translations(dataset)
+        except FileRejected as exc:
+            report.errors.append(str(exc))
+            return report
     result = resource.import_data(
         dataset, dry_run=False, use_transactions=True, rollback_on_validation_errors=True
     )
@@ -148,7 +171,7 @@ def import_dataset(resource, dataset: tablib.Dataset, label: str) -> FileReport:
     report.new = totals.get("new", 0)
     report.updated = totals.get("update", 0)
     report.unchanged = totals.get("skip", 0)
-    report.errors.extend(describe_errors(result))
+    report.errors.extend(describe_errors(result, origin))
     return report
 
 
@@ -239,7 +262,10 @@ def import_file(
         raise CatalogueError(f"{path} is not a file.")
     dataset = read_dataset(path)
     try:
-        kind = file_kind(dataset, path.name, type_hint=type_hint)
+        if is_wide_slogan_translations(dataset.headers):
+            kind = FileKind(Slogan, translations=True)
+        else:
+            kind = file_kind(dataset, path.name, type_hint=type_hint)
     except FileProblem as exc:
         raise CatalogueError(f"{path.name}: {exc}") from None
     resource = make_resource(kind.resource_class(), path.parent, f"import_content {path.name}")

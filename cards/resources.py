@@ -675,3 +675,34 @@ RESOURCES: dict[type[Content], type[KeyedResource]] = {
     AlfonsCard: AlfonsCardResource,
     SauschwerObject: SauschwerObjectResource,
 }
+
+
+# --- slogan translations, one row per (key, language) ------------------------------------
+
+#: The columns of a slogan translation file in its wide form: the slogan and its four
+#: options side by side, one row per slogan and language (``state`` applies to the row).
+WIDE_SLOGAN_COLUMNS = ("key", "language", "text", *OPTION_COLUMNS)
+
+
+def is_wide_slogan_translations(headers: Any) -> bool:
+    names = {str(h).strip() for h in (headers or [])}
+    return set(WIDE_SLOGAN_COLUMNS) <= names <= {*WIDE_SLOGAN_COLUMNS, "state"}
+
+
+def narrow_slogan_translations(dataset: Any) -> tuple[Any, list[tuple[int, str]]]:
+    """The wide form as the long one (a row per text), and for each long row the
+    spreadsheet row and column it came from. An empty cell leaves that text alone."""
+    import tablib
+
+    check_unique_rows(dataset, ("key", "language"))
+    narrow = tablib.Dataset(headers=["key", "field", "language", "text", "state"])
+    origin: list[tuple[int, str]] = []
+    for number, row in enumerate(dataset.dict, start=2):
+        for column in ("text", *OPTION_COLUMNS):
+            value = row.get(column)
+            if value is None or not str(value).strip():
+                continue
+            narrow.append((row.get("key"), column, row.get("language"), value,
+                           row.get("state") or ""))
+            origin.append((number, column))
+    return narrow, origin

@@ -239,3 +239,20 @@ def test_validate_content_names_each_problem_of_a_broken_catalogue(mini_catalogu
     for line in expected:
         assert line in out
     assert "problems in the catalogue" in err
+
+
+def test_a_catalogue_may_hold_slogan_translations_one_row_per_slogan(db, tmp_path):
+    folder = copy_mini(tmp_path)
+    (folder / "translations" / "en" / "slogans.csv").write_text(
+        "key,language,text,option_1,option_2,option_3,option_4,state\n"
+        "just-do-it,en,Just do it.,Adidas,Puma,Reebok,Nike,approved\n"
+        "quadratisch-praktisch-gut,en,Quality. Chocolate. Squared.,Milka,Ritter Sport,Lindt,"
+        "Hachez,approved\n",
+        encoding="utf-8",
+    )
+    report = import_catalogue(folder)
+    assert not report.errors
+    slogans = next(f for f in report.files if f.path == "translations/en/slogans.csv")
+    assert slogans.new == 10
+    option = SloganOption.objects.get(slogan__key="just-do-it", position=4)
+    assert option.translation("text", "en").text == "Nike"

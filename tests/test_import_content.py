@@ -205,3 +205,47 @@ def test_an_import_writes_rows_in_batches_not_a_query_per_row(
     few, many = queries(20), queries(400)
     assert many <= few + 8
     assert many < 400 / 10
+
+
+WIDE = "key,language,text,option_1,option_2,option_3,option_4,state\n"
+
+
+def test_slogan_translations_import_as_one_row_per_slogan_and_language(mini_catalogue, tmp_path,
+                                                                      run_command):
+    from cards.models import Slogan
+
+    path = write(tmp_path, "slogans-en.csv", WIDE
+                 + "just-do-it,en,Just do it!,Adidas,Puma,Reebok,Nike,translated\n"
+                 + "ich-bin-doch-nicht-bloed,en,,Saturn,Conrad,MediaMarkt,Expert,approved\n")
+    status, out, err = run_command("import_content", str(path))
+    assert status == 0, err
+    assert "translations of slogans" in out
+    just = Slogan.objects.get(key="just-do-it")
+    assert (just.translation("text", "en").text, just.translation("text", "en").state) == (
+        "Just do it!", "translated")
+    kept = Slogan.objects.get(key="ich-bin-doch-nicht-bloed")
+    assert kept.translation("text", "en") is None  # an empty cell leaves the text alone
+    option = kept.options.get(position=3)
+    assert (option.translation("text", "en").text,
+            option.translation("text", "en").state) == ("MediaMarkt", "approved")
+
+
+def test_a_wide_slogan_row_error_names_its_row_and_column(mini_catalogue, tmp_path, run_command):
+    before = snapshot()
+    path = write(tmp_path, "slogans-en.csv", WIDE
+                 + "just-do-it,en,Just do it!,Adidas,Puma,Reebok,Nike,translated\n"
+                 + "nichts-ist-unmoeglich,en,,Toyota,Nissan,Hon\u202eda,Mazda,approved\n")
+    status, _, err = run_command("import_content", str(path))
+    assert status == 1
+    assert ("row 3, column `option_3`: This text contains invisible control characters "
+            "(U+202E).") in err
+    assert snapshot() == before
+
+
+def test_a_slogan_twice_in_one_language_is_refused(mini_catalogue, tmp_path, run_command):
+    path = write(tmp_path, "slogans-en.csv", WIDE
+                 + "just-do-it,en,Just do it!,Adidas,Puma,Reebok,Nike,translated\n"
+                 + "just-do-it,en,Do it!,Adidas,Puma,Reebok,Nike,translated\n")
+    status, _, err = run_command("import_content", str(path))
+    assert status == 1
+    assert "the same key + language twice: rows 2 and 3 (just-do-it, en)" in err
