@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 State = dict[str, Any]
@@ -136,3 +136,26 @@ def check_options(
             f"{game} has no option {', '.join(unknown)}; the options are: {', '.join(allowed)}."
         )
     return options
+
+
+def dispatch(
+    state: State,
+    player: str,
+    action: Action,
+    handlers: Mapping[str, Callable[[State, str, Action], None]],
+    game: str,
+    copy_for_change: Callable[[State], State],
+) -> State:
+    """The common frame of ``apply``: check who acts and what, then change a copy."""
+    if player not in state["scores"]:
+        raise IllegalAction(f"{player!r} is not playing this game.")
+    if state["phase"] == "over":
+        raise IllegalAction("The game is over.")
+    if not isinstance(action, dict):
+        raise IllegalAction("An action is a dict with a type.")
+    handler = handlers.get(action.get("type"))  # type: ignore[arg-type]
+    if handler is None:
+        raise IllegalAction(f"There is no action {action.get('type')!r} in {game}.")
+    new = copy_for_change(state)
+    handler(new, player, action)
+    return new

@@ -19,6 +19,7 @@ from games.engines.base import (
     check_options,
     check_players,
     check_stack,
+    dispatch,
     keep_rng,
     log,
     new_rng_state,
@@ -253,18 +254,7 @@ def legal_actions(state: State, player: str) -> list[Action]:
 
 
 def apply(state: State, player: str, action: Action) -> State:
-    if player not in state["scores"]:
-        raise IllegalAction(f"{player!r} is not playing this game.")
-    if state["phase"] == "over":
-        raise IllegalAction("The game is over.")
-    if not isinstance(action, dict):
-        raise IllegalAction("An action is a dict with a type.")
-    handler = _HANDLERS.get(action.get("type"))  # type: ignore[arg-type]
-    if handler is None:
-        raise IllegalAction(f"There is no action {action.get('type')!r} in Sauschwer.")
-    new = _copy(state)
-    handler(new, player, action)
-    return new
+    return dispatch(state, player, action, _HANDLERS, 'Sauschwer', _copy)
 
 
 def _copy(state: State) -> State:

@@ -18,6 +18,7 @@ from games.engines.base import (
     check_options,
     check_players,
     check_stack,
+    dispatch,
     log,
     new_rng_state,
     next_player,
@@ -275,18 +276,7 @@ def _occupied(state: State) -> list[int]:
 
 
 def apply(state: State, player: str, action: Action) -> State:
-    if player not in state["scores"]:
-        raise IllegalAction(f"{player!r} is not playing this game.")
-    if state["phase"] == "over":
-        raise IllegalAction("The game is over.")
-    if not isinstance(action, dict):
-        raise IllegalAction("An action is a dict with a type.")
-    handler = _HANDLERS.get(action.get("type"))  # type: ignore[arg-type]
-    if handler is None:
-        raise IllegalAction(f"There is no action {action.get('type')!r} in Sag's mit Symbolen.")
-    new = _copy(state)
-    handler(new, player, action)
-    return new
+    return dispatch(state, player, action, _HANDLERS, "Sag's mit Symbolen", _copy)
 
 
 def _copy(state: State) -> State:
