@@ -42,16 +42,13 @@ from cards.translation import sources_changed_in_bulk
 class KeyLoader(instance_loaders.BaseInstanceLoader):
     """Loads the stored cards of every key in the file up front, in a few queries."""
 
-    CHUNK = 900  # below SQLite's limit of host parameters per statement
-
     def __init__(self, resource: Any, dataset: Any = None) -> None:
         super().__init__(resource, dataset)
         keys = sorted({str(row.get("key") or "").strip() for row in (dataset.dict if dataset else [])})
         queryset = resource.get_queryset()
         self.by_key: dict[str, Any] = {}
-        for start in range(0, len(keys), self.CHUNK):
-            for obj in queryset.filter(key__in=keys[start:start + self.CHUNK]):
-                self.by_key[obj.key] = obj
+        for chunk in _chunks(keys):
+            self.by_key.update((obj.key, obj) for obj in queryset.filter(key__in=chunk))
 
     def get_instance(self, row: dict) -> Any:
         return self.by_key.get(str(row.get("key") or "").strip())
@@ -567,19 +564,43 @@ class TranslationResource(resources.ModelResource):
     def before_import(self, dataset: Any, **kwargs: Any) -> None:
         check_columns(dataset, *TRANSLATION_COLUMNS)
         check_unique_rows(dataset, ("key", "field", "language"))
+        self._load(dataset)
+
+    def _load(self, dataset: Any) -> None:
+        """Every card, option and stored translation the file names, in a few queries."""
+        model = self.content_model
+        keys = sorted({str(row.get("key") or "").strip() for row in dataset.dict})
+        self._objects: dict[str, Any] = {}
+        for chunk in _chunks(keys):
+            self._objects.update((o.key, o) for o in model._default_manager.filter(key__in=chunk))
+        targets: list[Any] = list(self._objects.values())
+        self._options: dict[tuple[int, int], SloganOption] = {}
+        if model is Slogan:
+            for chunk in _chunks([o.pk for o in targets]):
+                for option in SloganOption.objects.filter(slogan_id__in=chunk):
+                    self._options[(option.slogan_id, option.position)] = option
+            targets += list(self._options.values())
+        self._stored: dict[tuple[int, int, str, str], Translation] = {}
+        by_type: dict[int, list[int]] = {}
+        for target in targets:
+            by_type.setdefault(_content_type(type(target)).pk, []).append(target.pk)
+        for type_id, ids in by_type.items():
+            for chunk in _chunks(ids):
+                for row in Translation.objects.filter(content_type_id=type_id, object_id__in=chunk):
+                    self._stored[(type_id, row.object_id, row.field, row.language)] = row
 
     # Which object and model field a (key, field) pair of a row points at.
     def _target(self, row: dict) -> tuple[Translatable, str]:
         key = str(row.get("key") or "").strip()
         label = str(row.get("field") or "").strip()
         model = self.content_model
-        obj = model._default_manager.filter(key=key).first()
+        obj = self._objects.get(key)
         if obj is None:
             raise ValidationError(
                 {"key": f"There is no {model._meta.verbose_name} with the key “{key}”."}
             )
         if model is Slogan and label in OPTION_COLUMNS:
-            option = SloganOption.objects.filter(slogan=obj, position=int(label[-1])).first()
+            option = self._options.get((obj.pk, int(label[-1])))
             if option is None:
                 raise ValidationError({"field": f"The slogan “{key}” has no {label}."})
             return option, "text"
@@ -595,12 +616,11 @@ class TranslationResource(resources.ModelResource):
             obj, field = self._target(row)
         except ValidationError:
             return None  # init_instance reports it
-        return Translation.objects.filter(
-            content_type=_content_type(type(obj)),
-            object_id=obj.pk,
-            field=field,
-            language=str(row.get("language") or "").strip(),
-        ).first()
+        language = str(row.get("language") or "").strip()
+        stored = self._stored.get((_content_type(type(obj)).pk, obj.pk, field, language))
+        if stored is not None:
+            stored.content_object = obj  # known already: no query to fetch it again
+        return stored
 
     def init_instance(self, row: dict | None = None) -> Translation:
         obj, field = self._target(row or {})
@@ -648,6 +668,11 @@ class TranslationResource(resources.ModelResource):
         if isinstance(obj, SloganOption):
             return f"option_{obj.position}"
         return row.field
+
+
+def _chunks(items: list[Any], size: int = 900) -> list[list[Any]]:
+    """Slices small enough for SQLite's limit of parameters per statement."""
+    return [items[start:start + size] for start in range(0, len(items), size)]
 
 
 def _content_type(model: type[models.Model]):  # type: ignore[no-untyped-def]

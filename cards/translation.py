@@ -83,10 +83,8 @@ def sources_changed_in_bulk(changes: list[tuple[Translatable, dict[str, tuple[st
     touched = []
     for type_id, objects in by_type.items():
         ids = list(objects)
-        for start in range(0, len(ids), 900):
-            rows = Translation.objects.filter(
-                content_type_id=type_id, object_id__in=ids[start:start + 900]
-            )
+        for chunk in (ids[start:start + 900] for start in range(0, len(ids), 900)):
+            rows = Translation.objects.filter(content_type_id=type_id, object_id__in=chunk)
             for row in rows:
                 new_source = objects[row.object_id].get(row.field)
                 if new_source is not None and follow_source(row, new_source):
