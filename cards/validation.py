@@ -138,6 +138,7 @@ def _translation_problems() -> list[Problem]:
     problems = []
     languages = settings.KARTOTHEK_LANGUAGES[1:]
     rows = Translation.objects.select_related("content_type").prefetch_related("content_object")
+    slogan_keys = dict(Slogan.objects.values_list("pk", "key"))  # to name options
     by_type_language: dict[tuple[int, str, str], list[tuple[str, str]]] = defaultdict(list)
     for row in rows:
         obj = row.content_object
@@ -146,7 +147,7 @@ def _translation_problems() -> list[Problem]:
                 Problem(f"translation #{row.pk}", "belongs to a card that no longer exists.")
             )
             continue
-        where = f"{_label_of_translation(obj)} [{row.field}, {row.language}]"
+        where = f"{_label_of_translation(obj, slogan_keys)} [{row.field}, {row.language}]"
         if row.language not in languages:
             problems.append(Problem(where, f"'{row.language}' is not a configured language."))
         if row.field not in type(obj).TRANSLATABLE_FIELDS:
@@ -166,7 +167,7 @@ def _translation_problems() -> list[Problem]:
             problems.append(Problem(where, "is empty but marked as done."))
         if row.text.strip() and type(obj).__name__ != "SloganOption":
             by_type_language[(row.content_type_id, row.field, row.language)].append(
-                (normalise(row.text), _label_of_translation(obj))
+                (normalise(row.text), _label_of_translation(obj, slogan_keys))
             )
     for (type_id, field, language), entries in by_type_language.items():
         counts = Counter(norm for norm, _ in entries)
@@ -183,7 +184,7 @@ def _translation_problems() -> list[Problem]:
     return problems
 
 
-def _label_of_translation(obj) -> str:  # type: ignore[no-untyped-def]
+def _label_of_translation(obj, slogan_keys: dict[int, str]) -> str:  # type: ignore[no-untyped-def]
     if hasattr(obj, "slogan_id"):
         return f"answer option {obj.position} of slogan '{obj.slogan.key}'"
     return _label(obj)
