@@ -186,7 +186,7 @@ def _translation_problems() -> list[Problem]:
 
 def _label_of_translation(obj, slogan_keys: dict[int, str]) -> str:  # type: ignore[no-untyped-def]
     if hasattr(obj, "slogan_id"):
-        return f"answer option {obj.position} of slogan '{obj.slogan.key}'"
+        return f"answer option {obj.position} of slogan '{slogan_keys.get(obj.slogan_id)}'"
     return _label(obj)
 
 
