@@ -219,11 +219,17 @@ def draft(request: HttpRequest, game: str, language: str) -> HttpResponse:
                           "private, no-store")
 
 
+@lru_cache(maxsize=4)
+def _file_with_etag(path: Path) -> tuple[bytes, str]:
+    data = path.read_bytes()  # files of the source tree: read once per process
+    return data, f'"{sha256(data)}"'
+
+
 def _static_json(path: Path, content_type: str) -> HttpResponse:
-    data = path.read_bytes()
+    data, etag = _file_with_etag(path)
     response = HttpResponse(data, content_type=content_type)
     response["Cache-Control"] = "public, max-age=3600"
-    response["ETag"] = f'"{sha256(data)}"'
+    response["ETag"] = etag
     return response
 
 
