@@ -17,7 +17,7 @@ from typing import Any
 
 from games import engines
 
-__all__ = ["BotStuck", "bot_for", "play_game"]
+__all__ = ["BotStuck", "act", "bot_for", "play_game"]
 
 MAX_STEPS = 20_000
 
@@ -31,6 +31,18 @@ def bot_for(slug: str) -> ModuleType:
     if slug not in engines.ENGINES:
         raise KeyError(f"There is no game '{slug}'; the games are: {', '.join(engines.ENGINES)}.")
     return importlib.import_module(f"games.bots.{slug}")
+
+
+def act(slug: str, state: Mapping[str, Any], player: str, rng: random.Random) -> dict[str, Any] | None:
+    """The action the bot in ``player``'s seat takes now, or ``None`` when it passes.
+
+    The one entry point for anything that seats a bot (the play mode's rooms, simulations):
+    what the bot may know is decided here, not by the caller.
+    """
+    if not engines.get(slug).legal_actions(state, player):
+        return None
+    action: dict[str, Any] | None = bot_for(slug).choose(state, player, rng)
+    return action
 
 
 def play_game(
