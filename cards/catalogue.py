@@ -31,6 +31,7 @@ from cards.models import (
     Slogan,
     SymbolTile,
 )
+from cards.pictures import read_stored_picture
 from cards.resources import (
     RESOURCES,
     FileRejected,
@@ -238,8 +239,9 @@ def export_catalogue(directory: Path) -> list[Path]:
             for tile in SymbolTile.objects.exclude(image=""):
                 picture = directory / "symbols" / "pictures" / f"{tile.key}.png"
                 picture.parent.mkdir(parents=True, exist_ok=True)
-                with tile.image.open("rb") as handle:
-                    picture.write_bytes(handle.read())
+                # Checked against its sha256: a backup never carries a changed file onwards.
+                picture.write_bytes(read_stored_picture(
+                    tile.image.name, tile.image_sha256, label=f"symbol tile '{tile.key}'"))
                 written.append(picture)
     for language in settings.KARTOTHEK_LANGUAGES[1:]:
         for stem, model in CATALOGUE_FILES:

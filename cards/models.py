@@ -23,7 +23,14 @@ from django.utils import timezone
 from PIL import Image
 from simple_history.models import HistoricalRecords
 
-from cards.pictures import validate_picture
+from cards.pictures import (
+    PictureError,
+    picture_storage,
+    read_stored_picture,
+    sha256_in_name,
+    store_picture,
+    validate_picture,
+)
 from cards.text import KEY_MAX_LENGTH, normalise, validate_clean_text, validate_key
 
 
@@ -317,7 +324,10 @@ class SymbolTile(Content):
     TRANSLATABLE_FIELDS = ("name",)
 
     name = _text_field(80, help_text="What the picture shows, in German.")
-    image = models.ImageField(upload_to="symbols/", validators=[validate_picture], blank=True)
+    # Stored under the sha256 of its bytes (cards/pictures.py): never overwritten, never shared
+    # by two different pictures.
+    image = models.ImageField(upload_to="pictures/", storage=picture_storage,
+                              validators=[validate_picture], blank=True)
     icon = models.CharField(
         max_length=80,
         blank=True,
@@ -356,19 +366,36 @@ class SymbolTile(Content):
 
     def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         # The picture's fingerprint and size go into content packs; keep them with the row.
-        if self.image:
-            self.image.open("rb")
-            try:
-                self.image.seek(0)
-                data = self.image.read()
-            finally:
-                self.image.seek(0)
-            self.image_sha256 = hashlib.sha256(data).hexdigest()
-            with Image.open(io.BytesIO(data)) as picture:
-                self.image_width, self.image_height = picture.size
-        else:
+        if not self.image:
             self.image_sha256, self.image_width, self.image_height = "", None, None
+        elif not self.image._committed:
+            # A new picture: the storage files it under the sha256 of these same bytes.
+            self.image.seek(0)
+            data = self.image.read()
+            self.image.seek(0)
+            self._set_picture_fingerprint(data)
+        else:
+            promised = sha256_in_name(self.image.name)
+            if promised is None:
+                # A file from before content addressing: file it by its bytes now.
+                with self.image.storage.open(self.image.name, "rb") as handle:
+                    data = handle.read()
+                self.image.name = store_picture(data, self.image.storage)
+                self._set_picture_fingerprint(data)
+            elif promised != self.image_sha256 or self.image_width is None:
+                # Pointed at another stored picture: its name says which bytes to expect.
+                try:
+                    data = read_stored_picture(self.image.name, promised, label=f"symbol tile '{self.key}'",
+                                               storage=self.image.storage)
+                except PictureError as exc:
+                    raise ValidationError({"image": str(exc)}) from None
+                self._set_picture_fingerprint(data)
         super().save(*args, **kwargs)
+
+    def _set_picture_fingerprint(self, data: bytes) -> None:
+        self.image_sha256 = hashlib.sha256(data).hexdigest()
+        with Image.open(io.BytesIO(data)) as picture:
+            self.image_width, self.image_height = picture.size
 
     def clean(self) -> None:
         super().clean()

@@ -188,7 +188,10 @@ def release(request: HttpRequest, game: str, language: str, version: int) -> Htt
     except Release.DoesNotExist:
         return error(404, f"There is no release {version} of {game} ({language}).")
     if request.GET.get("pictures") == "embedded":
-        data, compressed, embedded_sha = _embedded_bytes(digest)
+        try:
+            data, compressed, embedded_sha = _embedded_bytes(digest)
+        except PackError as exc:  # a picture no longer matches its sha256: refuse, never guess
+            return error(409, str(exc))
         etag = f'"{embedded_sha}"'
         if _etag_matches(request, etag):
             return _not_modified(etag, IMMUTABLE)
@@ -213,7 +216,7 @@ def draft(request: HttpRequest, game: str, language: str) -> HttpResponse:
         if request.GET.get("pictures") == "embedded":
             pack = with_embedded_pictures(pack)
     except PackError as exc:
-        return error(500, str(exc))
+        return error(409, str(exc))
     data = canonical(pack)
     return _pack_response(request, data, gzip_bytes(data), f'"{sha256(data)}"',
                           "private, no-store")
@@ -248,7 +251,10 @@ def picture(request: HttpRequest, digest: str) -> HttpResponse:
     etag = f'"{digest}"'
     if _etag_matches(request, etag):
         return _not_modified(etag, IMMUTABLE)
-    data = picture_bytes(digest)
+    try:
+        data = picture_bytes(digest)
+    except PackError as exc:  # stored bytes that do not match the sha256 are never served
+        return error(409, str(exc))
     if data is None:
         return error(404, f"There is no picture {digest}.")
     response = HttpResponse(data, content_type="image/png")

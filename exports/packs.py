@@ -13,6 +13,7 @@ import base64
 import gzip
 import hashlib
 import json
+import logging
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -35,7 +36,10 @@ from cards.models import (
     SymbolTile,
     Translation,
 )
+from cards.pictures import PictureError, read_stored_picture
 from exports.models import PackPicture, Release
+
+logger = logging.getLogger("kartothek.pictures")
 
 FORMAT = "kartothek-content-pack"
 FORMAT_VERSION = 1
@@ -286,15 +290,30 @@ def pictures_of(pack: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def picture_bytes(sha: str) -> bytes | None:
-    """A picture by its sha256: from the stored pack pictures or a current symbol tile."""
+    """A picture by its sha256: from the stored pack pictures or a current symbol tile.
+
+    None when no picture has this sha256. The bytes are checked against the sha256 before
+    they leave here; a mismatch (a file or row changed after it was stored) is a PackError
+    naming the tile, never other bytes under this sha256.
+    """
     stored = PackPicture.objects.filter(sha256=sha).values_list("data", flat=True).first()
-    if stored is not None:
+    if stored is not None and sha256(bytes(stored)) == sha:
         return bytes(stored)
-    tile = SymbolTile.objects.filter(image_sha256=sha).first()
-    if tile is None or not tile.image:
+    tile = SymbolTile.objects.filter(image_sha256=sha).exclude(image="").order_by("key").first()
+    if tile is None:
+        if stored is not None:
+            raise PackError(_refused(f"The stored copy of picture {sha} does not match its "
+                                     "sha256 and no symbol tile holds the picture any more."))
         return None
-    with tile.image.open("rb") as handle:
-        return handle.read()
+    try:
+        return read_stored_picture(tile.image.name, sha, label=f"symbol tile '{tile.key}'")
+    except PictureError as exc:
+        raise PackError(str(exc)) from None
+
+
+def _refused(message: str) -> str:
+    logger.error("Picture refused: %s", message)
+    return message
 
 
 def with_embedded_pictures(pack: dict[str, Any]) -> dict[str, Any]:
@@ -333,12 +352,19 @@ def publish(game: str, language: str, *, user: Any = None) -> Published:
         try:
             with transaction.atomic():
                 for picture in pictures_of(pack):
-                    if not PackPicture.objects.filter(sha256=picture["sha256"]).exists():
-                        content = picture_bytes(picture["sha256"])
-                        if content is None:
-                            raise PackError(f"The picture of a symbol ({picture['sha256']}) is missing.")
-                        PackPicture.objects.create(sha256=picture["sha256"],
-                                                   media_type=picture["media_type"], data=content)
+                    # Checked against the sha256 whether or not an earlier release stored it:
+                    # a release must never point at bytes other than the ones it names.
+                    digest = picture["sha256"]
+                    content = picture_bytes(digest)
+                    if content is None:
+                        raise PackError(f"The picture of a symbol ({digest}) is missing.")
+                    kept = PackPicture.objects.filter(sha256=digest).values_list(
+                        "data", flat=True).first()
+                    if kept is None:
+                        PackPicture.objects.create(sha256=digest, media_type=picture["media_type"],
+                                                   data=content)
+                    elif bytes(kept) != content:  # a damaged copy: put the true bytes back
+                        PackPicture.objects.filter(sha256=digest).update(data=content)
                 release = Release.objects.create(
                     game=game, language=language, version=version, sha256=sha256(data),
                     body_sha256=pack["sha256"], size=len(data), data=data,

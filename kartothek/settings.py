@@ -127,11 +127,9 @@ LOGGING = {
 }
 
 STORAGES = {
-    # Pictures are stored under stable names (symbols/<key>.png): a new picture for a tile
-    # replaces the old file instead of piling up renamed copies.
-    "default": {
-        "BACKEND": "django.core.files.storage.FileSystemStorage",
-        "OPTIONS": {"allow_overwrite": True},
-    },
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Tile pictures are content-addressed (pictures/ab/<sha256>.png): a file is never
+    # overwritten and a name never holds other bytes (cards/pictures.py).
+    "pictures": {"BACKEND": "cards.pictures.ContentAddressedStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }

@@ -177,6 +177,7 @@ class DeckRenderer:
             (problems if self.options.strict else warnings).append(message)
         if not self.groups:
             problems.append("There are no cards to print (nothing selected, or the pack is empty).")
+        checked_pictures: set[str] = set()
         for group in self.groups:
             roles = self._field_fonts(self.designs[group.name])
             for card in group.cards():
@@ -184,8 +185,25 @@ class DeckRenderer:
                     for text in text_values(card.fields.get(name)):
                         self._check_text(card, name, text, roles.get(name, {"regular"}),
                                          problems, warnings)
+                picture = card.fields.get("picture")
+                if isinstance(picture, dict) and picture.get("sha256") not in checked_pictures:
+                    checked_pictures.add(picture.get("sha256", ""))
+                    self._check_picture(card, picture, problems)
         if problems:
             raise DeckError(problems)
+
+    def _check_picture(self, card: Card, picture: dict[str, Any], problems: list[str]) -> None:
+        """A picture that is not the one the pack names, or does not decode, stops the deck
+        here with the card's name, before anything is drawn (never a half-written PDF)."""
+        from cards.pictures import PictureError, check_stored_picture
+        from exports.packs import PackError
+
+        try:
+            data = self._picture_data(picture, card.label)
+            if data is not None:
+                check_stored_picture(data, label=card.label)
+        except (PackError, PictureError) as exc:
+            problems.append(str(exc))
 
     def _check_text(self, card: Card, name: str, text: str, roles: set[str],
                     problems: list[str], warnings: list[str]) -> None:
@@ -633,14 +651,22 @@ class DeckRenderer:
 
     # --- pictures -----------------------------------------------------------------------
 
-    def _picture_data(self, picture: dict[str, Any]) -> bytes | None:
-        if picture.get("data"):
-            return base64.b64decode(picture["data"])
-        if self._pictures is not None:
-            return self._pictures(picture["sha256"])
-        from exports.packs import picture_bytes
+    def _picture_data(self, picture: dict[str, Any], label: str = "a symbol") -> bytes | None:
+        """The picture's bytes, checked against the sha256 the pack names (PackError if not)."""
+        from exports.packs import PackError, picture_bytes, sha256
 
-        return picture_bytes(picture["sha256"])
+        if picture.get("data"):
+            try:
+                data: bytes | None = base64.b64decode(picture["data"], validate=True)
+            except ValueError:
+                raise PackError(f"{label}: the picture inside the pack is not base64.") from None
+        elif self._pictures is not None:
+            data = self._pictures(picture["sha256"])
+        else:
+            data = picture_bytes(picture["sha256"])
+        if data is not None and sha256(data) != picture["sha256"]:
+            raise PackError(f"{label}: its picture does not match the sha256 the pack names.")
+        return data
 
     def _image_form(self, key: Any, load: Callable[[], bytes | None]) -> tuple[str, int, int] | None:
         """A form holding one picture in a 1 × 1 box; made once, placed scaled."""
@@ -692,7 +718,7 @@ class DeckRenderer:
         form = None
         if picture:
             form = self._image_form(("tile", picture["sha256"][:16]),
-                                    lambda: self._picture_data(picture))
+                                    lambda: self._picture_data(picture, card.label))
         if form is None and card.fields.get("icon"):
             form = self._icon_form(card.fields["icon"], layouts.NAVY)
         if form is None:

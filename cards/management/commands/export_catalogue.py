@@ -1,8 +1,9 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from cards.catalogue import export_catalogue
+from cards.pictures import PictureError
 
 
 class Command(BaseCommand):
@@ -12,5 +13,8 @@ class Command(BaseCommand):
         parser.add_argument("directory")
 
     def handle(self, *args, directory, **options):
-        written = export_catalogue(Path(directory))
+        try:
+            written = export_catalogue(Path(directory))
+        except PictureError as exc:
+            raise CommandError(str(exc)) from None
         self.stdout.write(self.style.SUCCESS(f"Wrote {len(written)} files to {directory}."))
