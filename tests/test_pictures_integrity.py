@@ -490,3 +490,60 @@ def test_the_storage_puts_back_the_true_bytes_of_a_changed_file(own_media, caplo
     assert storage.save(None, ContentFile(data)) == name
     assert (own_media / name).read_bytes() == data
     assert any("did not match" in r.getMessage() for r in caplog.records)
+
+
+# --- the data migration: stable names to content addresses ---------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_files_old_pictures_by_content_and_recovers_overwritten_ones(own_media, caplog):
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    from cards.pictures import content_address, render_icon
+
+    before = [("cards", "0004_picture_fingerprint")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    apps = executor.loader.project_state(before).apps
+    Tile = apps.get_model("cards", "SymbolTile")
+    History = apps.get_model("cards", "HistoricalSymbolTile")
+    legacy = own_media / "symbols"
+    legacy.mkdir(parents=True)
+
+    # The state issue 10 found: koffer's drawn picture was overwritten by handy's upload of a
+    # file named koffer.png; "fremd" had an uploaded picture (no icon) overwritten the same way.
+    drawn, sonne = render_icon("luggage"), render_icon("sun")
+    upload_, fremd_own = noise_png(61, 128), noise_png(62, 128)
+    (legacy / "koffer.png").write_bytes(upload_)
+    (legacy / "fremd.png").write_bytes(upload_)
+    (legacy / "sonne.png").write_bytes(sonne)
+    rows = [("koffer", "luggage", "symbols/koffer.png", drawn, 1),
+            ("handy", "", "symbols/koffer.png", upload_, 2),
+            ("fremd", "", "symbols/fremd.png", fremd_own, 3),
+            ("sonne", "sun", "symbols/sonne.png", sonne, 4)]
+    for key, icon, name, recorded, position in rows:
+        Tile.objects.create(key=key, name=key.title(), icon=icon, image=name,
+                            image_sha256=sha256(recorded), image_width=128, image_height=128,
+                            position=position)
+    History.objects.create(history_id=99, id=999, key="sonne", name="Sonne", icon="sun",
+                           image="symbols/sonne.png", image_sha256="", position=4,
+                           created_at="2026-11-30T09:00:00Z", history_date="2026-11-30T10:00:00Z",
+                           history_type="~")
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())  # 0005 and whatever comes after it
+    tiles = {t.key: t for t in SymbolTile.objects.all()}
+    for key, _icon, _name, recorded, _position in rows:
+        assert tiles[key].image_sha256 == sha256(recorded)
+    assert tiles["koffer"].image.name == content_address(drawn)  # drawn again from its icon
+    assert tiles["handy"].image.name == content_address(upload_)
+    assert tiles["sonne"].image.name == content_address(sonne)
+    for key in ("koffer", "handy", "sonne"):
+        assert tile_bytes(key) == dict((r[0], r[3]) for r in rows)[key]
+    # fremd's own picture is gone: it is reported, and points at no other tile's bytes.
+    assert not Path(tiles["fremd"].image.path).exists()
+    assert any("fremd" in r.getMessage() for r in caplog.records)
+    history = SymbolTile.history.model.objects.get(history_id=99)
+    assert history.image == content_address(sonne) and history.image_sha256 == sha256(sonne)
+    assert not legacy.exists() or not any(legacy.iterdir())  # the old files are gone
