@@ -531,6 +531,9 @@ def test_the_migration_files_old_pictures_by_content_and_recovers_overwritten_on
                            created_at="2026-11-30T09:00:00Z", history_date="2026-11-30T10:00:00Z",
                            history_type="~")
 
+    # Release 1 froze koffer's sha256 with handy's bytes.
+    PackPicture.objects.create(sha256=sha256(drawn), media_type="image/png", data=upload_)
+
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())  # 0005 and whatever comes after it
     tiles = {t.key: t for t in SymbolTile.objects.all()}
@@ -547,3 +550,4 @@ def test_the_migration_files_old_pictures_by_content_and_recovers_overwritten_on
     history = SymbolTile.history.model.objects.get(history_id=99)
     assert history.image == content_address(sonne) and history.image_sha256 == sha256(sonne)
     assert not legacy.exists() or not any(legacy.iterdir())  # the old files are gone
+    assert bytes(PackPicture.objects.get(sha256=sha256(drawn)).data) == drawn

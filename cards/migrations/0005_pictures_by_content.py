@@ -6,8 +6,9 @@ Where the old file no longer holds that picture (another tile's upload overwrote
 picture is recovered by drawing the tile's Tabler icon again when that gives the recorded
 bytes; otherwise the row points at the content address of its recorded sha256, which does
 not exist, so ``validate_content``, publishing and printing name the tile as having a missing
-picture instead of passing another tile's picture off as its own. Old files no row uses any
-more are removed.
+picture instead of passing another tile's picture off as its own. Released copies of pictures
+(exports.PackPicture) that froze the wrong bytes get the true ones back where they were
+recovered. Old files no row uses any more are removed.
 """
 
 import contextlib
@@ -81,6 +82,7 @@ def file_pictures_by_content(apps, schema_editor):
         logger.warning("symbol tile '%s': its picture file held another picture than the one "
                        "recorded for it, and the recorded one is lost; upload its picture again.",
                        key)
+    _repair_release_pictures(apps, stored, target)
     still_used = set()
     for model_name in ("SymbolTile", "HistoricalSymbolTile"):
         model = apps.get_model("cards", model_name)
@@ -91,10 +93,30 @@ def file_pictures_by_content(apps, schema_editor):
             legacy.delete(name)
 
 
+def _repair_release_pictures(apps, stored, target):
+    """Releases froze a picture's bytes under its sha256; where another tile's upload had
+    replaced the file first, those bytes are wrong. Put the true ones back where known."""
+    pictures = cards.pictures
+    PackPicture = apps.get_model("exports", "PackPicture")
+    for digest, data in PackPicture.objects.values_list("sha256", "data").iterator():
+        if pictures.sha256_of(bytes(data)) == digest:
+            continue
+        true = None
+        if digest in stored:
+            with target.open(stored[digest], "rb") as handle:
+                true = handle.read()
+        if true is not None and pictures.sha256_of(true) == digest:
+            PackPicture.objects.filter(sha256=digest).update(data=true)
+        else:
+            logger.warning("The released picture %s does not match its sha256 and its true bytes "
+                           "are lost; the API refuses to serve it.", digest)
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
         ('cards', '0004_picture_fingerprint'),
+        ('exports', '0001_initial'),
     ]
 
     operations = [
