@@ -162,6 +162,12 @@ SCENARIOS = [
     ("/api/pictures/{sha256}.png", "/api/pictures/{picture}.png", {"If-None-Match": '"{picture}"'},
      "anyone", 304),
     ("/api/pictures/{sha256}.png", f"/api/pictures/{'0' * 64}.png", {}, "anyone", 404),
+    # A picture changed after it was stored (see _tamper_a_picture) is refused, never served.
+    ("/api/pictures/{sha256}.png", "/api/pictures/{tampered}.png", {}, "anyone", 409),
+    ("/api/packs/{game}/{language}/{version}.json", "/api/packs/symbols/de/1.json?pictures=embedded",
+     {}, "anyone", 409),
+    ("/api/packs/{game}/{language}/draft.json", "/api/packs/symbols/de/draft.json?pictures=embedded",
+     {}, "curator", 409),
     ("/api/openapi.json", "/api/openapi.json", {}, "anyone", 200),
 ]
 
@@ -173,6 +179,34 @@ def test_the_scenarios_cover_every_described_status():
     assert covered == described
 
 
+def _tamper_a_picture() -> str:
+    """A new tile with a picture of its own, released in symbols (de) only; then its file and
+    the release's copy are changed. Returns the picture's sha256. (Pictures are stored by
+    content and no other test has these random pixels, so no other test sees the change.)"""
+    import io
+    import random
+
+    from django.core.files.base import ContentFile
+    from PIL import Image
+
+    from cards.models import SymbolTile
+    from exports.models import PackPicture
+
+    rnd = random.Random(7)
+    buffer = io.BytesIO()
+    Image.frombytes("RGB", (64, 64), bytes(rnd.randrange(256) for _ in range(64 * 64 * 3))).save(
+        buffer, "PNG")
+    tile = SymbolTile(key="geaendert", name="Geändert", position=90,
+                      image=ContentFile(buffer.getvalue(), name="geaendert.png"))
+    tile.full_clean()
+    tile.save()
+    publish("symbols", "de")
+    with open(tile.image.path, "wb") as handle:
+        handle.write(b"changed on disk")
+    PackPicture.objects.filter(sha256=tile.image_sha256).update(data=b"changed in the database")
+    return tile.image_sha256
+
+
 @pytest.mark.django_db
 def test_live_answers_match_the_description(mini_catalogue, client, admin_client):
     for cached in vars(api).values():  # the API's in-process caches outlive a test's database
@@ -182,7 +216,8 @@ def test_live_answers_match_the_description(mini_catalogue, client, admin_client
     publish("symbols", "en")
     symbols = json.loads(client.get("/api/packs/symbols/en/1.json").content)
     values = {"release_etag": f'"{release.sha256}"',
-              "picture": symbols["body"]["symbols"][0]["picture"]["sha256"]}
+              "picture": symbols["body"]["symbols"][0]["picture"]["sha256"],
+              "tampered": _tamper_a_picture()}
     problems = []
     for template, url, headers, who, status in SCENARIOS:
         url = url.format(**values)
