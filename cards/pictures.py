@@ -241,14 +241,25 @@ def _refuse(message: str) -> PictureError:
     return PictureError(message)
 
 
+# sha256s of pictures that decoded completely: the same sha256 means the same bytes, so a
+# picture printed once need not be decoded again for the next deck.
+_DECODED: set[str] = set()
+
+
 def check_stored_picture(data: bytes, *, label: str) -> None:
     """Raise PictureError, naming ``label``, if stored bytes do not decode completely."""
+    digest = sha256_of(data)
+    if digest in _DECODED:
+        return
     try:
         # Stored pictures may come from packs made elsewhere: only the upper size limit,
         # the format and a full decode matter for drawing them.
         check_picture_bytes(data, min_side=1)
     except ValidationError as exc:
         raise _refuse(f"{label}: its picture cannot be used: {' '.join(exc.messages)}") from None
+    if len(_DECODED) >= 4096:
+        _DECODED.clear()
+    _DECODED.add(digest)
 
 
 # --- Tabler icons --------------------------------------------------------------------------
