@@ -15,8 +15,8 @@ admin enforces the parts that Django's own model admin does not:
 - reading a game's **draft** pack (``/api/packs/GAME/LANG/draft.json``) needs the view
   permission of every content type of that game.
 
-Custom admin pages declare what they need with :func:`requires`; ``required_permissions`` on
-the view says it, so a reader (and a test) can see the rule beside the code.
+Custom admin pages declare what they need with :func:`requires`, so the rule stands beside
+the view it guards; tests/test_permission_matrix.py holds every admin URL to the README table.
 """
 
 from __future__ import annotations
@@ -94,7 +94,6 @@ def requires(get: PermsOf = (), post: PermsOf = ()) -> Callable[[PageView], Page
             require(request, needed)
             return view(site, request, *args, **kwargs)
 
-        wrapper.required_permissions = (get, post)  # type: ignore[attr-defined]
         return wrapper
 
     return decorate
