@@ -27,9 +27,9 @@ from typing import Any
 
 from django.contrib.admin.utils import unquote
 from django.contrib.auth import get_permission_codename
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Model
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -108,7 +108,10 @@ class WriteChecks:
                           extra_context: dict[str, Any] | None = None) -> HttpResponse:
         if request.method not in SAFE_METHODS:
             model = self.model  # type: ignore[attr-defined]
-            current = model._default_manager.filter(pk=unquote(object_id)).first()
+            try:
+                current = model._default_manager.filter(pk=unquote(object_id)).first()
+            except (ValueError, ValidationError):
+                raise Http404("No such object.") from None
             if current is None:
                 # Bringing a deleted object back creates it again.
                 require(request, [permission("add", model), permission("change", model)])

@@ -153,6 +153,7 @@ class World:
     target: dict[type[Model], Model]  # per model admin: the object its URLs are about
     first_version: dict[type[Model], int] = field(default_factory=dict)
     po_entry: str = ""
+    sessions: dict[str, dict[str, str]] = field(default_factory=dict)  # role -> cookies
 
 
 def _registered() -> dict[type[Model], admin.ModelAdmin]:
@@ -203,7 +204,16 @@ def world(django_db_setup, django_db_blocker):
                     setattr(obj, name, getattr(obj, name) + ("-v2" if name == "key" else " v2"))
                     obj.save()
                     versions[model] = obj.history.earliest("history_date").history_id
-            yield World(users, target, versions, f"{egg.key}:name")
+            world = World(users, target, versions, f"{egg.key}:name")
+            for role, user in users.items():
+                # One login per role for the module: each case rolls back what it did to
+                # the session (a logout, a password change), so the cookies stay valid.
+                client = Client()
+                if user is not None:
+                    client.force_login(user)
+                world.sessions[role] = {name: morsel.value
+                                        for name, morsel in client.cookies.items()}
+            yield world
         finally:
             transaction.set_rollback(True)
             outer.__exit__(None, None, None)
@@ -661,9 +671,8 @@ def snapshot() -> dict[str, tuple[int, str]]:
 
 def client_for(world: World, role: str) -> Client:
     client = Client(enforce_csrf_checks=True)
-    user = world.users[role]
-    if user is not None:
-        client.force_login(user)
+    for name, value in world.sessions[role].items():
+        client.cookies[name] = value
     client.cookies[settings.CSRF_COOKIE_NAME] = CSRF_TOKEN
     return client
 

@@ -133,3 +133,9 @@ def test_translators_cannot_print_decks(mini_catalogue, client):
     assert "Print deck (PDF)" not in client.get("/admin/").content.decode()
     client.force_login(_user("Curators"))
     assert "Print deck (PDF)" in client.get("/admin/").content.decode()
+
+
+def test_a_revert_of_a_malformed_object_id_is_a_404_not_a_500(mini_catalogue, client):
+    client.force_login(_user("Curators"))
+    response = client.post("/admin/cards/conceptcard/abc/history/1/", {"text": "x"})
+    assert response.status_code == 404
