@@ -71,26 +71,18 @@ def require(request: HttpRequest, perms: Iterable[str]) -> None:
         raise PermissionDenied
 
 
-PermsOf = Iterable[str] | Callable[..., Iterable[str]]
 PageView = Callable[..., HttpResponse]
 
 
-def requires(get: PermsOf = (), post: PermsOf = ()) -> Callable[[PageView], PageView]:
-    """A custom admin page: ``get`` is needed to open it, ``post`` (on top) to send it.
-
-    Either may be a function of the URL's keyword arguments (``game=…``), for pages whose
-    permission depends on which game they serve.
-    """
-
-    def resolve(perms: PermsOf, kwargs: dict[str, Any]) -> list[str]:
-        return list(perms(**kwargs) if callable(perms) else perms)
+def requires(get: Iterable[str] = (), post: Iterable[str] = ()) -> Callable[[PageView], PageView]:
+    """A custom admin page: ``get`` is needed to open it, ``post`` on top of it to send it."""
 
     def decorate(view: PageView) -> PageView:
         @wraps(view)
         def wrapper(site: Any, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            needed = resolve(get, kwargs)
+            needed = list(get)
             if request.method not in SAFE_METHODS:
-                needed += resolve(post, kwargs)
+                needed += post
             require(request, needed)
             return view(site, request, *args, **kwargs)
 
