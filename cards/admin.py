@@ -50,6 +50,7 @@ from cards.models import (
 from cards.pictures import tabler_icon_path
 from cards.weights import format_weight
 from exports.print_views import print_selected_action
+from kartothek.permissions import WriteChecks
 
 UNTRANSLATED = "untranslated"
 STATE_BADGES = {
@@ -124,7 +125,7 @@ class TranslationInline(GenericTabularInline):
     verbose_name_plural = "translations (source text on the right: what each was made from)"
 
 
-class ContentAdmin(SimpleHistoryAdmin, ImportExportActionModelAdmin):
+class ContentAdmin(WriteChecks, SimpleHistoryAdmin, ImportExportActionModelAdmin):
     """Common ground of the content admins: translations, history, columns and filters.
 
     Import shows a preview of every row (new, update, unchanged, errors) and imports only
@@ -471,7 +472,7 @@ class TranslationForm(forms.ModelForm):
 
 
 @admin.register(Translation)
-class TranslationAdmin(SimpleHistoryAdmin):
+class TranslationAdmin(WriteChecks, SimpleHistoryAdmin):
     form = TranslationForm
     list_display = ("source", "text", "language", "state_badge", "content_type")
     list_filter = (GameFilter, "language", "state", "content_type")

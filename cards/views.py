@@ -17,6 +17,7 @@ from cards.models import EMPTY, Game, TranslationState
 from cards.po import PoProblem, export_po, import_po
 from cards.progress import all_progress, units
 from cards.translation import save_translation
+from kartothek.permissions import requires
 
 PAGE_SIZE = 25
 STATE_CHOICES = [
@@ -48,6 +49,11 @@ def progress_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[n
     return TemplateResponse(request, "admin/cards/progress.html", context)
 
 
+# Saving in the editor or by PO file creates missing translations and changes others.
+WRITE_TRANSLATIONS = ["cards.add_translation", "cards.change_translation"]
+
+
+@requires(get=["cards.change_translation"], post=WRITE_TRANSLATIONS)
 def translate_view(site, request: HttpRequest, game: str, language: str) -> HttpResponse:  # type: ignore[no-untyped-def]
     """Source beside translation, a page of texts at a time; filtered by state."""
     _require(request, "cards.change_translation")
@@ -140,6 +146,7 @@ def po_download_view(site, request: HttpRequest, game: str, language: str) -> Ht
     return response
 
 
+@requires(post=WRITE_TRANSLATIONS)
 def po_upload_view(site, request: HttpRequest, game: str, language: str) -> HttpResponse:  # type: ignore[no-untyped-def]
     """Read a translated PO file back; errors save nothing, conflicts keep what is stored."""
     _require(request, "cards.change_translation")

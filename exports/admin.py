@@ -13,6 +13,7 @@ from django.utils.html import format_html
 from cards.models import Game
 from exports.models import Release
 from exports.packs import PackError, build_pack, publish
+from kartothek.permissions import WriteChecks, requires
 
 
 def publish_and_report(request: HttpRequest, game: str, language: str) -> None:
@@ -28,7 +29,7 @@ def publish_and_report(request: HttpRequest, game: str, language: str) -> None:
 
 
 @admin.register(Release)
-class ReleaseAdmin(admin.ModelAdmin):
+class ReleaseAdmin(WriteChecks, admin.ModelAdmin):
     list_display = ("game", "language", "version", "size", "short_sha", "published_at",
                     "published_by", "download")
     list_filter = ("game", "language")
@@ -60,7 +61,11 @@ class ReleaseAdmin(admin.ModelAdmin):
         url = reverse("api:release", args=[release.game, release.language, release.version])
         return format_html('<a href="{}">{}</a>', url, release.filename)
 
-    @admin.action(description="Publish the current content of the selected packs' game and language")
+    def has_publish_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("exports.add_release")
+
+    @admin.action(description="Publish the current content of the selected packs' game and language",
+                  permissions=["publish"])
     def publish_again(self, request: HttpRequest, queryset) -> None:  # type: ignore[no-untyped-def]
         if not request.user.has_perm("exports.add_release"):
             raise PermissionDenied
@@ -73,11 +78,10 @@ class ReleaseAdmin(admin.ModelAdmin):
         return super().changelist_view(request, extra_context)
 
 
+@requires(get=["exports.add_release"])
 def publish_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[no-untyped-def]
     """Every game and language: its newest release, whether the content changed since, and
     a button that publishes the next release."""
-    if not request.user.has_perm("exports.add_release"):
-        raise PermissionDenied
     if request.method == "POST":
         game, language = request.POST.get("game", ""), request.POST.get("language", "")
         if game not in Game.values or language not in settings.KARTOTHEK_LANGUAGES:

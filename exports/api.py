@@ -15,6 +15,7 @@ from pathlib import Path
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
 
 from cards.models import Game
 from exports.models import Release
@@ -28,6 +29,7 @@ from exports.packs import (
     sha256,
     with_embedded_pictures,
 )
+from kartothek.permissions import draft_permissions, has_all
 
 OPENAPI_PATH = Path(__file__).parent / "schema" / "openapi.json"
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -39,8 +41,14 @@ def error(status: int, message: str, **extra: object) -> JsonResponse:
 
 
 def read_only(view):  # type: ignore[no-untyped-def]
-    """GET and HEAD only; anything else is a JSON 405 (the API changes nothing)."""
+    """GET and HEAD only; anything else is a JSON 405 (the API changes nothing).
 
+    Exempt from CSRF so that an unsafe method reaches this check and gets the documented
+    JSON 405 instead of Django's HTML CSRF page: safe, because the wrapper refuses every
+    method but GET and HEAD before the view runs, so no request can write through it.
+    """
+
+    @csrf_exempt
     @wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs):  # type: ignore[no-untyped-def]
         if request.method not in ("GET", "HEAD"):
@@ -205,12 +213,15 @@ def release(request: HttpRequest, game: str, language: str, version: int) -> Htt
 
 @read_only
 def draft(request: HttpRequest, game: str, language: str) -> HttpResponse:
-    """The pack of the current content: only for logged-in staff, never cached."""
+    """The pack of the current content: for staff who may see every card of the game
+    (README, "Roles"), never cached."""
     problem = _check(game, language)
     if problem:
         return problem
-    if not (request.user.is_authenticated and request.user.is_staff):
-        return error(403, "Drafts are only served to logged-in curators; use a release.")
+    if not (request.user.is_authenticated and request.user.is_staff
+            and has_all(request, draft_permissions(game))):
+        return error(403, "Drafts are only served to logged-in curators (staff who may see "
+                          "every card of the game); use a release.")
     try:
         pack = build_pack(game, language)
         if request.GET.get("pictures") == "embedded":

@@ -14,7 +14,6 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
@@ -35,14 +34,8 @@ from exports.pdf.imposition import NoRoom
 from exports.pdf.options import SIZES
 from exports.pdf.raster import RasterError
 from exports.pdf.source import deck_pack
+from kartothek.permissions import print_permissions, require
 
-# The permission a curator needs to print a game: seeing its cards.
-VIEW_PERMISSION = {
-    Game.SYMBOLS: "cards.view_conceptcard",
-    Game.SIGN: "cards.view_signcard",
-    Game.SLOGAN: "cards.view_slogancard",
-    Game.SAUSCHWER: "cards.view_sauschwerobject",
-}
 # model name -> what its keys select in the pack (exports.pdf.cards.SELECTION_KINDS)
 SELECTION_OF_MODEL = {
     "conceptcard": "concept", "symboltile": "tile", "signcard": "sign_card",
@@ -119,8 +112,9 @@ class PrintForm(forms.Form):
 
 
 def _require(request: HttpRequest, game: str) -> None:
-    if not request.user.has_perm(VIEW_PERMISSION[game]):
-        raise PermissionDenied
+    # Printing is for Curators (README, "Roles"): it needs the change permission of every
+    # content type of the game, drafts and releases alike.
+    require(request, print_permissions(game))
 
 
 def _download(form: PrintForm, selection: Selection | None, stem: str) -> HttpResponse | None:
@@ -190,7 +184,7 @@ def print_view(site: admin.AdminSite, request: HttpRequest, game: str) -> HttpRe
     return TemplateResponse(request, "admin/exports/print.html", context)
 
 
-@admin.action(description="Print selected cards")
+@admin.action(description="Print selected cards", permissions=["print"])
 def print_selected_action(modeladmin: admin.ModelAdmin, request: HttpRequest,
                           queryset: Any) -> HttpResponse | None:
     """Admin action: asks for language and options, then prints only the selected cards."""

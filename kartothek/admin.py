@@ -7,6 +7,8 @@ from django.contrib.admin.apps import AdminConfig
 from django.http import HttpRequest
 from django.urls import path, reverse
 
+from kartothek.permissions import has_all, print_permissions
+
 # model name -> section of the index page, in the order the sections appear
 SECTIONS = {
     "Sag's mit Symbolen": ["conceptcard", "symboltile"],
@@ -38,7 +40,7 @@ class KartothekAdminSite(admin.AdminSite):
             models = [by_name.pop(name) for name in names if name in by_name]
             if models:
                 game = GAME_OF_SECTION.get(title)
-                if game and request.user.has_perm("cards.view_conceptcard"):
+                if game and has_all(request, print_permissions(game)):
                     models.append(self._link("Print deck (PDF)", "admin:exports_print", game))
                 sections.append({**cards, "name": title, "models": models})
         if by_name:
