@@ -23,6 +23,7 @@ from django.utils import timezone
 from PIL import Image
 from simple_history.models import HistoricalRecords
 
+from cards.concurrency import Versioned
 from cards.pictures import validate_picture
 from cards.text import KEY_MAX_LENGTH, normalise, validate_clean_text, validate_key
 
@@ -48,7 +49,7 @@ EMPTY = "empty"  # the state of a translation that does not exist
 # --- translations -----------------------------------------------------------------------
 
 
-class Translation(models.Model):
+class Translation(Versioned):
     """One field of one object in one language.
 
     ``source_text`` is the German text this translation was made from. When the source
@@ -139,7 +140,7 @@ class Translation(models.Model):
         return self.state
 
 
-class Translatable(models.Model):
+class Translatable(Versioned):
     """An object with German source texts that can be translated."""
 
     TRANSLATABLE_FIELDS: ClassVar[tuple[str, ...]] = ()
