@@ -363,7 +363,7 @@ def _without_version(kwargs: dict[str, Any], fieldsets: Any) -> dict[str, Any]:
 def _with_version(fieldsets: Any) -> list[Any]:
     fieldsets = [(name, dict(options)) for name, options in fieldsets]
     if VERSION_FIELD not in flatten_fieldsets(fieldsets) and fieldsets:
-        name, options = fieldsets[0]
+        _name, options = fieldsets[0]
         options["fields"] = [*options.get("fields", ()), VERSION_FIELD]
     return fieldsets
 
