@@ -409,3 +409,37 @@ def test_of_two_simultaneous_saves_at_one_version_exactly_one_succeeds(mini_cata
         stored = ConceptCard.objects.get(pk=oma.pk)
         assert (stored.text, stored.version) == (winners[0], version + 1)
     assert ConceptCard.history.filter(id=oma.pk, history_type="~").count() == 50
+
+
+@pytest.mark.django_db(transaction=True)
+def test_of_two_simultaneous_admin_saves_of_one_form_exactly_one_succeeds(mini_catalogue):
+    """The whole admin path (form check, then the conditional write) under real threads."""
+    anna, bernd = login("anna", "Curators"), login("bernd", "Curators")
+    oma = ConceptCard.objects.get(key="oma")
+    url = change_url(oma)
+    for round_number in range(10):
+        forms_seen = {"anna": rendered_form(anna.get(url)), "bernd": rendered_form(bernd.get(url))}
+        barrier = threading.Barrier(2)
+        status: dict[str, int] = {}
+        failures: list[BaseException] = []
+
+        def save(name: str, client: Client) -> None:
+            try:
+                barrier.wait(timeout=10)
+                data = {**forms_seen[name], "text": f"Oma {name} {round_number}"}
+                status[name] = client.post(url, data).status_code
+            except BaseException as exc:
+                failures.append(exc)
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=save, args=pair)
+                   for pair in (("anna", anna), ("bernd", bernd))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert not failures, failures
+        assert sorted(status.values()) == [200, 302], (round_number, status)
+        winner = next(name for name, code in status.items() if code == 302)
+        assert ConceptCard.objects.get(pk=oma.pk).text == f"Oma {winner} {round_number}"
