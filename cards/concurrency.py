@@ -175,8 +175,6 @@ class OtherChange:
             lines.append("The version you opened is not in the history; reload to see theirs.")
         else:
             lines += [f"{name}: {old} → {theirs}" for name, old, theirs in self.differences]
-            if not self.differences and self.current:
-                lines.append("They changed no field of it, only what belongs to it.")
         lines.append("Reload the page to edit their version (copy your own changes first).")
         return lines
 
@@ -278,8 +276,6 @@ class VersionCheckFormMixin:
 
     instance: models.Model
     fields: dict[str, forms.Field]
-    data: Any
-    files: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[call-arg]
@@ -297,37 +293,15 @@ class VersionCheckFormMixin:
         if current != rendered:
             change = other_change(model, instance.pk, rendered, current)
             if change.current and change.base is not None and not change.differences:
-                rendered = current  # a save that changed nothing of this row: no conflict
-            elif change.base is not None and self._is_inline() and not self._changed_since(change.base):
-                # An inline row this user did not touch: leave it as the other person saved it.
-                self._untouched = True
-                return cleaned
+                # A save that changed nothing of this row (of a card: only rows that belong
+                # to it, which their own versions guard): no conflict.
+                rendered = current
             else:
+                # Never merged, not even rows this user left alone: checks across rows (four
+                # distinct options, one correct) were made on what this user saw.
                 raise ValidationError(change.lines(), code="edit_conflict")
         instance._expected_version = rendered  # type: ignore[attr-defined]
         return cleaned
-
-    def has_changed(self) -> bool:
-        if getattr(self, "_untouched", False):
-            return False
-        return bool(super().has_changed())  # type: ignore[misc]
-
-    def _is_inline(self) -> bool:
-        return bool(getattr(self, "prefix", None))
-
-    def _changed_since(self, base: dict[str, Any]) -> bool:
-        """Whether the submitted values differ from those of the version rendered."""
-        if getattr(self, "cleaned_data", {}).get("DELETE"):
-            return True
-        for name, form_field in self.fields.items():
-            if name not in base:
-                continue
-            widget_value = form_field.widget.value_from_datadict(
-                self.data, self.files, self.add_prefix(name)  # type: ignore[attr-defined]
-            )
-            if form_field.has_changed(base[name], widget_value):
-                return True
-        return False
 
 
 def rendered_version(instance: models.Model) -> int:
