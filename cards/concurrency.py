@@ -167,11 +167,14 @@ class OtherChange:
         label = self.model._meta.verbose_name
         if self.current == 0:
             head = f"{self.who} deleted this {label} ({self.when}) after you opened it."
+        elif self.rendered == 0:
+            head = (f"{self.who} restored this {label} ({self.when}) after you opened it, "
+                    f"so your save was refused.")
         else:
             head = (f"{self.who} saved this {label} ({self.when}) after you opened it, "
                     f"so your save was refused.")
         lines = [head]
-        if self.base is None:
+        if self.base is None and self.rendered:
             lines.append("The version you opened is not in the history; reload to see theirs.")
         else:
             lines += [f"{name}: {old} → {theirs}" for name, old, theirs in self.differences]
@@ -186,9 +189,17 @@ def other_change(model: type[models.Model], pk: Any, rendered: int, current: int
     if history is None:
         return change
     records = history.filter(**{model._meta.pk.attname: pk}).select_related("history_user")
-    later = records.filter(version__gt=rendered).order_by("history_date", "history_id")
+    newest_first = ("-history_date", "-history_id")
+    base = records.filter(version=rendered).order_by(*newest_first).first() if rendered else None
+    if base is not None:
+        later = records.filter(history_date__gt=base.history_date)  # a deletion included
+    elif rendered == 0:  # opened as deleted: what happened since the deletion
+        deleted = records.filter(history_type="-").order_by(*newest_first).first()
+        later = records.filter(history_date__gt=deleted.history_date) if deleted else records
+    else:
+        later = records.filter(version__gt=rendered)
+    later = later.order_by("history_date", "history_id")
     change.saves = [(_user(r), r.history_date) for r in later[:20]]
-    base = records.filter(version=rendered).order_by("-history_date", "-history_id").first()
     if base is None:
         return change
     names = tracked_fields(model, history.model)

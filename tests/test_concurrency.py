@@ -203,6 +203,36 @@ def test_a_revert_opened_before_another_save_is_refused(anna, bernd):
     assert (oma.text, oma.version) == ("Oma", version + 1)
 
 
+def test_a_deleted_card_is_restored_once_when_two_curators_revert_it(anna, bernd):
+    oma = ConceptCard.objects.get(key="oma")
+    pk = oma.pk
+    assert anna.post(reverse("admin:cards_conceptcard_delete", args=[pk]),
+                     {"post": "yes"}).status_code == 302
+    last = ConceptCard.history.filter(id=pk, history_type="~").first() or \
+        ConceptCard.history.filter(id=pk, history_type="+").first()
+    revert = reverse("admin:cards_conceptcard_simple_history", args=[pk, last.history_id])
+    seen_by_anna, seen_by_bernd = rendered_form(anna.get(revert)), rendered_form(bernd.get(revert))
+    assert seen_by_anna[VERSION_FIELD] == 0  # no row: it may only be restored once
+
+    assert anna.post(revert, seen_by_anna).status_code == 302
+    response = bernd.post(revert, {**seen_by_bernd, "text": "Omi"})
+    assert response.status_code == 200
+    assert "anna restored this concept card" in page_text(response)
+    assert ConceptCard.objects.get(pk=pk).text == "Oma"
+
+
+def test_a_save_on_a_card_deleted_meanwhile_says_so(anna, bernd):
+    oma = ConceptCard.objects.get(key="oma")
+    url = change_url(oma)
+    seen_by_bernd = rendered_form(bernd.get(url))
+    assert anna.post(reverse("admin:cards_conceptcard_delete", args=[oma.pk]),
+                     {"post": "yes"}).status_code == 302
+    response = bernd.post(url, {**seen_by_bernd, "text": "Omi"}, follow=True)
+    # Django's admin answers a vanished object with its own message, and brings nothing back.
+    assert "Perhaps it was deleted?" in page_text(response)
+    assert not ConceptCard.objects.filter(pk=oma.pk).exists()
+
+
 def test_the_translation_admin_refuses_a_stale_save(mini_catalogue):
     tina, tom = login("tina", "Translators"), login("tom", "Translators")
     row = Translation.objects.get(text="Grandmother")
