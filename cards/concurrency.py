@@ -26,7 +26,7 @@ from typing import Any
 from django import forms
 from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import FieldDoesNotExist, ValidationError
-from django.db import connections, models, router
+from django.db import connections, models, router, transaction
 from django.db.models import F, Max
 from django.db.models.fields.files import FieldFile
 from django.forms.models import model_to_dict
@@ -71,8 +71,12 @@ class Versioned(models.Model):
     def save(self, *args: Any, **kwargs: Any) -> None:
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], "version"}
+        using = kwargs.get("using") or router.db_for_write(type(self), instance=self)
         try:
-            super().save(*args, **kwargs)
+            # One transaction even when called outside one: the version read back after an
+            # unconditional write is then this write's (the row stays locked until commit).
+            with transaction.atomic(using=using, savepoint=False):
+                super().save(*args, **kwargs)
         finally:
             self._expected_version: int | None = None  # one check per form submission
 
@@ -86,8 +90,8 @@ class Versioned(models.Model):
             if expected > 0 and row.filter(version=expected)._update(values) > 0:
                 return True
             current = row.values_list("version", flat=True).first()
-            if current is not None:
-                raise EditConflict(self, expected, current)
+            if current is not None or expected > 0:  # changed, or deleted: never resurrected
+                raise EditConflict(self, expected, current or 0)
         else:
             bump = F("version") + 1
             values = [(f, m, bump if f is version_field else v) for f, m, v in values]
@@ -116,13 +120,14 @@ def bump_versions(model: type[Versioned], objs: Sequence[Versioned]) -> None:
     numbers, so the history records carry them.
     """
     pks = [obj.pk for obj in objs if obj.pk is not None]
+    versions: dict[Any, int] = {}
     for start in range(0, len(pks), 900):  # SQLite's limit of parameters per statement
-        chunk = pks[start:start + 900]
-        model._default_manager.filter(pk__in=chunk).update(version=F("version") + 1)
-        versions = dict(model._default_manager.filter(pk__in=chunk).values_list("pk", "version"))
-        for obj in objs:
-            if obj.pk in versions:
-                obj.version = versions[obj.pk]
+        rows = model._default_manager.filter(pk__in=pks[start:start + 900])
+        rows.update(version=F("version") + 1)
+        versions.update(rows.values_list("pk", "version"))
+    for obj in objs:
+        if obj.pk in versions:
+            obj.version = versions[obj.pk]
 
 
 def stored_version(model: type[models.Model], pk: Any, *, lock: bool = False) -> int:

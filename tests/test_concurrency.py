@@ -315,6 +315,16 @@ def test_a_conditional_save_on_an_older_version_raises_and_writes_nothing(mini_c
     assert first.history.count() == 2  # the refused save wrote no history either
 
 
+def test_a_conditional_save_of_a_row_deleted_meanwhile_does_not_bring_it_back(mini_catalogue):
+    oma = ConceptCard.objects.get(key="oma")
+    stale = ConceptCard.objects.get(pk=oma.pk)
+    oma.delete()
+    stale.text, stale._expected_version = "Omi", stale.version
+    with pytest.raises(EditConflict), transaction.atomic():
+        stale.save()
+    assert not ConceptCard.objects.filter(key="oma").exists()
+
+
 def test_a_deleted_card_restored_continues_its_version_numbers(mini_catalogue):
     oma = ConceptCard.objects.get(key="oma")
     oma.save()
