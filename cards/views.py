@@ -216,6 +216,7 @@ def save_editor_page(post: Any, game: str, language: str) -> EditorOutcome:
     page, a script) is compared with what is stored.
     """
     outcome = EditorOutcome()
+    written: list[tuple[EditorRow, tuple[str, str, int]]] = []
     with transaction.atomic():
         submitted = _submitted_units(post, game, language)
         if isinstance(submitted, str):
@@ -275,12 +276,15 @@ def save_editor_page(post: Any, game: str, language: str) -> EditorOutcome:
                 _conflict(outcome, row, unit, language)
                 continue
             outcome.saved += 1
-            unit.translation = saved
+            written.append((row, (row.was_text, row.was_state, row.version)))
             row.draft, row.draft_state = saved.text, saved.state
             row.was_text, row.was_state, row.version = saved.text, saved.state, saved.version
         if outcome.errors:
             transaction.set_rollback(True)
             outcome.saved = 0
+            for row, rendered in written:
+                # Not written after all: still a change against what the page showed.
+                row.was_text, row.was_state, row.version = rendered
     return outcome
 
 

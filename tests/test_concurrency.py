@@ -396,6 +396,22 @@ def test_the_editor_writes_only_the_texts_a_translator_changed(mini_catalogue):
     assert [pk for pk in before if before[pk] != after[pk]] == [english("oma").pk]
 
 
+def test_an_invalid_text_saves_nothing_and_the_corrected_page_saves_everything(mini_catalogue):
+    tina = login("tina", "Translators")
+    url = reverse("admin:cards_translate", args=["symbols", "en"])
+    oma = f"conceptcard-{ConceptCard.objects.get(key='oma').pk}-text"
+    liebe = f"conceptcard-{ConceptCard.objects.get(key='liebe').pk}-text"
+    seen = editor_form(tina.get(url))
+    response = tina.post(url, {**seen, f"text-{oma}": "Granny", f"text-{liebe}": "Lo\u202eve"})
+    assert response.status_code == 200
+    assert "Nothing was saved" in page_text(response)
+    assert english("oma").text == "Grandmother"
+    # The page shown again still counts Granny as a change: correcting Liebe saves both.
+    again = editor_form(response)
+    assert tina.post(url, {**again, f"text-{liebe}": "Amour"}).status_code == 302
+    assert (english("oma").text, english("liebe").text) == ("Granny", "Amour")
+
+
 def test_two_translators_adding_the_same_missing_translation(mini_catalogue):
     Translation.objects.filter(text="Love").delete()
     tina, tom = login("tina", "Translators"), login("tom", "Translators")
