@@ -26,6 +26,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from cards import resources
 from cards.catalogue import describe_errors
+from cards.concurrency import VersionedAdminMixin, VersionedInlineMixin
 from cards.files import FileProblem
 from cards.formats import FORMATS
 from cards.history import deletion_time, restore_related
@@ -117,7 +118,7 @@ def _translation_column(language: str, field: str):  # type: ignore[no-untyped-d
     return column
 
 
-class TranslationInline(GenericTabularInline):
+class TranslationInline(VersionedInlineMixin, GenericTabularInline):
     model = Translation
     extra = 0
     fields = ("language", "field", "text", "state", "source_text")
@@ -125,7 +126,7 @@ class TranslationInline(GenericTabularInline):
     verbose_name_plural = "translations (source text on the right: what each was made from)"
 
 
-class ContentAdmin(WriteChecks, SimpleHistoryAdmin, ImportExportActionModelAdmin):
+class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportExportActionModelAdmin):
     """Common ground of the content admins: translations, history, columns and filters.
 
     Import shows a preview of every row (new, update, unchanged, errors) and imports only
@@ -338,7 +339,7 @@ class OptionFormSet(BaseInlineFormSet):
         return super().save(commit)
 
 
-class SloganOptionInline(admin.TabularInline):
+class SloganOptionInline(VersionedInlineMixin, admin.TabularInline):
     model = SloganOption
     formset = OptionFormSet
     fields = ("position", "text", "is_correct")
@@ -378,7 +379,7 @@ class SloganAdmin(ContentAdmin):
         return option.text if option else "—"
 
 
-class SloganInline(admin.TabularInline):
+class SloganInline(VersionedInlineMixin, admin.TabularInline):
     model = Slogan
     fields = ("side", "text", "key", "keep_german", "edit")
     readonly_fields = ("edit",)
@@ -472,7 +473,7 @@ class TranslationForm(forms.ModelForm):
 
 
 @admin.register(Translation)
-class TranslationAdmin(WriteChecks, SimpleHistoryAdmin):
+class TranslationAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin):
     form = TranslationForm
     list_display = ("source", "text", "language", "state_badge", "content_type")
     list_filter = (GameFilter, "language", "state", "content_type")

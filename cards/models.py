@@ -23,6 +23,7 @@ from django.utils import timezone
 from PIL import Image
 from simple_history.models import HistoricalRecords
 
+from cards.concurrency import Versioned
 from cards.pictures import (
     PictureError,
     picture_storage,
@@ -55,7 +56,7 @@ EMPTY = "empty"  # the state of a translation that does not exist
 # --- translations -----------------------------------------------------------------------
 
 
-class Translation(models.Model):
+class Translation(Versioned):
     """One field of one object in one language.
 
     ``source_text`` is the German text this translation was made from. When the source
@@ -146,7 +147,7 @@ class Translation(models.Model):
         return self.state
 
 
-class Translatable(models.Model):
+class Translatable(Versioned):
     """An object with German source texts that can be translated."""
 
     TRANSLATABLE_FIELDS: ClassVar[tuple[str, ...]] = ()

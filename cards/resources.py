@@ -16,6 +16,7 @@ from django.db import models
 from import_export import fields, instance_loaders, resources, widgets
 from simple_history.utils import bulk_create_with_history, bulk_update_with_history
 
+from cards.concurrency import bump_versions
 from cards.files import COLUMNS, TRANSLATION_COLUMNS
 from cards.models import (
     AlfonsCard,
@@ -179,6 +180,7 @@ class KeyedResource(resources.ModelResource):
                 changes = [(obj, obj.changed_sources()) for obj in self.update_instances]
                 for obj in self.update_instances:
                     obj.prepare_for_bulk()
+                bump_versions(self._meta.model, self.update_instances)
                 fields = [
                     f.attribute for f in self.get_import_fields()
                     if f.attribute and f.attribute != "key"

@@ -51,8 +51,14 @@ def save_translation(
     language: str,
     text: str,
     state: str = TranslationState.TRANSLATED,
+    *,
+    expected_version: int | None = None,
 ) -> Translation:
-    """Create or update a translation after checking it (see ``Translation.save``)."""
+    """Create or update a translation after checking it (see ``Translation.save``).
+
+    With ``expected_version`` (0: no translation yet) the write happens only if the stored
+    translation is still at that version; otherwise ``EditConflict`` is raised.
+    """
     row = Translation.objects.filter(
         content_type=ContentType.objects.get_for_model(type(obj)),
         object_id=obj.pk,
@@ -62,6 +68,8 @@ def save_translation(
     row.text = text
     row.state = state
     row.full_clean()
+    if expected_version is not None:
+        row._expected_version = expected_version
     row.save()
     return row
 
@@ -92,5 +100,8 @@ def sources_changed_in_bulk(changes: list[tuple[Translatable, dict[str, tuple[st
     if touched:
         from simple_history.utils import bulk_update_with_history
 
+        from cards.concurrency import bump_versions
+
+        bump_versions(Translation, touched)
         bulk_update_with_history(touched, Translation, ["state", "state_before_change"],
                                  batch_size=500)

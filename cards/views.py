@@ -3,19 +3,32 @@ deleted cards. The admin site wraps each in its login and permission checks."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db import transaction
+from django.db import IntegrityError, connection, transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
+from cards.concurrency import EditConflict, describe_save
 from cards.history import deleted_cards
-from cards.models import EMPTY, Game, TranslationState
+from cards.models import (
+    EMPTY,
+    Game,
+    Slogan,
+    SloganOption,
+    Translatable,
+    Translation,
+    TranslationState,
+)
 from cards.po import PoProblem, export_po, import_po
-from cards.progress import all_progress, units
+from cards.progress import Unit, all_progress, models_of, units
 from cards.translation import save_translation
 from kartothek.permissions import requires
 
@@ -63,44 +76,33 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
     if state not in ("", EMPTY, *TranslationState.values):
         state = ""
     page = Paginator(list(units(game, language, state)), PAGE_SIZE).get_page(request.GET.get("page"))
-    errors: dict[str, str] = {}
 
     if request.method == "POST":
-        changed = 0
-        with transaction.atomic():
-            for unit in page.object_list:
-                text = request.POST.get(f"text-{unit.ident}")
-                new_state = request.POST.get(f"state-{unit.ident}")
-                if text is None or new_state is None:
-                    continue
-                text = text.strip()
-                old_text = unit.translation.text if unit.translation else ""
-                old_state = unit.translation.state if unit.translation else ""
-                if text == old_text and (new_state == old_state or not text):
-                    continue
-                if new_state not in TranslationState.values:
-                    errors[unit.ident] = "Choose a state."
-                    continue
-                try:
-                    save_translation(unit.obj, unit.field, language, text, new_state)
-                    changed += 1
-                except ValidationError as exc:
-                    errors[unit.ident] = " ".join(exc.messages)
-            if errors:
-                transaction.set_rollback(True)
-        if not errors:
-            messages.success(request, f"Saved {changed} translations.")
+        outcome = save_editor_page(request.POST, game, language)
+        if outcome.refused:
+            messages.error(request, outcome.refused)
             return HttpResponseRedirect(request.get_full_path())
-        messages.error(request, "Nothing was saved: correct the marked texts.")
-
-    for unit in page.object_list:
-        stored_text = unit.translation.text if unit.translation else ""
-        stored_state = unit.translation.state if unit.translation else TranslationState.TRANSLATED
-        unit.draft = request.POST.get(f"text-{unit.ident}", stored_text) if errors else stored_text
-        unit.draft_state = (
-            request.POST.get(f"state-{unit.ident}", stored_state) if errors else stored_state
-        )
-        unit.error = errors.get(unit.ident, "")
+        if outcome.vanished:
+            messages.warning(
+                request,
+                "Not saved, because the card was deleted since you opened the page: "
+                + "; ".join(f"“{text}”" for text in outcome.vanished),
+            )
+        if not outcome.errors and not outcome.conflicts:
+            messages.success(request, f"Saved {outcome.saved} translations.")
+            return HttpResponseRedirect(request.get_full_path())
+        if outcome.errors:
+            messages.error(request, "Nothing was saved: correct the marked texts.")
+        else:
+            messages.warning(
+                request,
+                f"Saved {outcome.saved} translations. {len(outcome.conflicts)} "
+                f"{'was' if len(outcome.conflicts) == 1 else 'were'} changed by someone else "
+                "since you opened the page and not saved: yours and theirs are shown below.",
+            )
+        shown = outcome.rows  # the submitted texts, not the page as it is now
+    else:
+        shown = [EditorRow.of(unit) for unit in page.object_list]
     context = {
         **site.each_context(request),
         "title": f"Translate {Game(game).label} into {language.upper()}",
@@ -110,8 +112,199 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
         "states": [("", "all"), (EMPTY, "missing"), *TranslationState.choices],
         "state_choices": STATE_CHOICES,
         "page": page,
+        "rows": shown,
     }
     return TemplateResponse(request, "admin/cards/translate.html", context)
+
+
+# --- the editor's save: only what the user changed, each on the version they saw ---------
+
+#: At most this many texts in one submission (four pages): more is not a page of the editor.
+MAX_UNITS_PER_SAVE = 4 * PAGE_SIZE
+
+
+@dataclass
+class EditorRow:
+    """One text as the editor shows it, and the values it was rendered with.
+
+    ``was_text``, ``was_state`` and ``version`` go back as hidden fields: a save writes only
+    the texts whose box differs from what was rendered, and only if the stored translation
+    is still at ``version`` (0: there was none).
+    """
+
+    unit: Unit
+    draft: str
+    draft_state: str
+    was_text: str
+    was_state: str
+    version: int
+    error: str = ""
+    theirs: Translation | None = None  # a conflict: what the other person saved
+    theirs_by: str = ""
+    theirs_at: str = ""
+
+    @classmethod
+    def of(cls, unit: Unit) -> EditorRow:
+        row = unit.translation
+        text = row.text if row else ""
+        state = row.state if row else TranslationState.TRANSLATED
+        return cls(unit, text, state, text, state, row.version if row else 0)
+
+    @property
+    def ident(self) -> str:
+        return self.unit.ident
+
+
+@dataclass
+class EditorOutcome:
+    rows: list[EditorRow] = field(default_factory=list)
+    saved: int = 0
+    errors: int = 0
+    conflicts: list[EditorRow] = field(default_factory=list)
+    refused: str = ""  # the whole submission is not an editor page
+    vanished: list[str] = field(default_factory=list)  # texts for cards deleted meanwhile
+
+
+def _same(a: str, b: str) -> bool:
+    # Browsers send a textarea's line breaks as CRLF; the box trims what the rules forbid.
+    return a.replace("\r\n", "\n").strip() == b.replace("\r\n", "\n").strip()
+
+
+def _submitted_units(post: Any, game: str, language: str) -> list[Unit | str] | str:
+    """The units a submission names, in its order (a problem with the whole submission as
+    a string; the ident of a card deleted since the page was rendered in its place)."""
+    idents = [name[len("text-"):] for name in post if name.startswith("text-")]
+    if len(idents) > MAX_UNITS_PER_SAVE:
+        return f"One save takes at most {MAX_UNITS_PER_SAVE} texts; this one had {len(idents)}."
+    models = {model._meta.model_name: model for model in models_of(game)}
+    wanted: dict[type[Translatable], dict[int, list[str]]] = {}
+    parsed: list[tuple[type[Translatable], int, str]] = []
+    for ident in idents:
+        model_name, _, rest = ident.partition("-")
+        pk_text, _, field_name = rest.partition("-")
+        model = models.get(model_name)
+        if model is None or not pk_text.isdigit() or field_name not in model.TRANSLATABLE_FIELDS:
+            return f"“{ident}” is not a text of this game."
+        wanted.setdefault(model, {}).setdefault(int(pk_text), []).append(field_name)
+        parsed.append((model, int(pk_text), field_name))
+    found: dict[tuple[type[Translatable], int], Translatable] = {}
+    stored: dict[tuple[type[Translatable], int, str], Translation] = {}
+    for model, by_pk in wanted.items():
+        queryset = model._default_manager.all()
+        if model is SloganOption:
+            queryset = queryset.select_related("slogan")
+        for obj in queryset.filter(pk__in=list(by_pk)):
+            if not (isinstance(obj, Slogan) and obj.keep_german):
+                found[(model, obj.pk)] = obj
+        rows = Translation.objects.filter(
+            content_type=ContentType.objects.get_for_model(model), language=language,
+            object_id__in=list(by_pk),
+        )
+        if connection.features.has_select_for_update and connection.in_atomic_block:
+            rows = rows.select_for_update()
+        for row in rows:
+            stored[(model, row.object_id, row.field)] = row
+    result: list[Unit | str] = []
+    for (model, pk, field_name), ident in zip(parsed, idents, strict=True):
+        obj = found.get((model, pk))
+        result.append(ident if obj is None else Unit(obj, field_name, stored.get((model, pk, field_name))))
+    return result
+
+
+def save_editor_page(post: Any, game: str, language: str) -> EditorOutcome:
+    """Write the texts a translator changed on an editor page.
+
+    A text counts as changed when its box or state differs from the values the page was
+    rendered with (hidden fields). Each change is written only if the stored translation is
+    still the version the page showed; one that someone else changed meanwhile is not
+    written but shown beside theirs, and the other changes are saved. An invalid text saves
+    nothing (the page asks to correct it). A submission without the hidden fields (an old
+    page, a script) is compared with what is stored.
+    """
+    outcome = EditorOutcome()
+    written: list[tuple[EditorRow, tuple[str, str, int]]] = []
+    with transaction.atomic():
+        submitted = _submitted_units(post, game, language)
+        if isinstance(submitted, str):
+            outcome.refused = submitted
+            return outcome
+        for unit in submitted:
+            if isinstance(unit, str):
+                text = (post.get(f"text-{unit}") or "").strip()
+                if not _same(text, post.get(f"was-text-{unit}") or ""):
+                    outcome.vanished.append(text)
+                continue
+            ident = unit.ident
+            text = (post.get(f"text-{ident}") or "").replace("\r\n", "\n").strip()
+            new_state = post.get(f"state-{ident}") or ""
+            stored = EditorRow.of(unit)
+            was_text = post.get(f"was-text-{ident}")
+            was_state = post.get(f"was-state-{ident}")
+            version_text = post.get(f"version-{ident}") or ""
+            if was_text is None or was_state is None or not version_text.isdigit():
+                was_text, was_state, version = stored.was_text, stored.was_state, stored.version
+            else:
+                version = int(version_text)
+            row = EditorRow(unit, text, new_state, was_text, was_state, version)
+            outcome.rows.append(row)
+            if _same(text, was_text) and (new_state == was_state or not text):
+                # Untouched here: show what is stored now, whoever saved it.
+                row.draft, row.draft_state = stored.draft, stored.draft_state
+                row.was_text, row.was_state, row.version = (
+                    stored.was_text, stored.was_state, stored.version)
+                continue
+            if new_state not in TranslationState.values:
+                row.error = "Choose a state."
+                outcome.errors += 1
+                continue
+            if stored.version != version:
+                if unit.translation is not None and (
+                        _same(unit.translation.text, text) and unit.translation.state == new_state):
+                    row.version = stored.version  # they saved the very same: nothing to do
+                    row.was_text, row.was_state = stored.was_text, stored.was_state
+                    continue
+                _conflict(outcome, row, unit, language)
+                continue
+            try:
+                with transaction.atomic():
+                    saved = save_translation(unit.obj, unit.field, language, text, new_state,
+                                             expected_version=version)
+            except ValidationError as exc:
+                row.error = " ".join(exc.messages)
+                outcome.errors += 1
+                continue
+            except (EditConflict, IntegrityError):
+                # Written by someone else between our check and our write (PostgreSQL).
+                unit.translation = Translation.objects.filter(
+                    content_type=ContentType.objects.get_for_model(type(unit.obj)),
+                    object_id=unit.obj.pk, field=unit.field, language=language,
+                ).first()
+                _conflict(outcome, row, unit, language)
+                continue
+            outcome.saved += 1
+            written.append((row, (row.was_text, row.was_state, row.version)))
+            row.draft, row.draft_state = saved.text, saved.state
+            row.was_text, row.was_state, row.version = saved.text, saved.state, saved.version
+        if outcome.errors:
+            transaction.set_rollback(True)
+            outcome.saved = 0
+            for row, rendered in written:
+                # Not written after all: still a change against what the page showed.
+                row.was_text, row.was_state, row.version = rendered
+    return outcome
+
+
+def _conflict(outcome: EditorOutcome, row: EditorRow, unit: Unit, language: str) -> None:
+    """Keep the user's text in the box; show theirs; the next save may replace theirs."""
+    theirs = unit.translation
+    row.theirs = theirs
+    if theirs is not None:
+        row.theirs_by, row.theirs_at = describe_save(Translation, theirs.pk, theirs.version)
+        row.was_text, row.was_state, row.version = theirs.text, theirs.state, theirs.version
+    else:
+        row.theirs_by, row.theirs_at = "someone else", "after you opened the page"
+        row.was_text, row.was_state, row.version = "", TranslationState.TRANSLATED, 0
+    outcome.conflicts.append(row)
 
 
 def deleted_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[no-untyped-def]

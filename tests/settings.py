@@ -16,3 +16,9 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 from kartothek.settings import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast logins in tests
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # A file, not SQLite's shared in-memory database: threads that write at the same time then
+    # queue on IMMEDIATE transactions as they do in production, instead of failing at once
+    # with "database table is locked" (tests/test_concurrency.py races real threads).
+    DATABASES["default"]["TEST"] = {"NAME": os.path.join(_VAR, "test.sqlite3")}  # noqa: F405

@@ -14,8 +14,8 @@ superuser, with a real change in it) through a client that enforces CSRF with a 
 token, i.e. a forged request that only the permission check can stop. An allowed role gets
 200/302 and, where the request writes, the database changes; a refused role gets 403 (or
 the login page, for everyone without staff status) and the content, history, release, user
-and group tables are exactly as before (compared by a checksum of every row; releases, which the database keeps from changing, by
-count and last id).
+and group tables are exactly as before (compared by a checksum of every row; releases, which
+the database keeps from changing, by count and last id).
 
 Cost: the catalogue is loaded once per module (each test a savepoint, each case another) and
 each role logs in once, so the ~1,500 requests take about 25 s of CPU.
