@@ -16,3 +16,9 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 from kartothek.settings import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast logins in tests
+
+# The play mode's races are tested with real threads on real transactions: an in-memory
+# SQLite database in shared-cache mode fails a second writer at once instead of queueing it.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": os.path.join(_VAR, "test.sqlite3")}  # noqa: F405
+KARTOTHEK_PLAY_RATE_LIMIT = 0  # the rate limit's own tests turn it on
