@@ -101,6 +101,8 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 TIME_ZONE = "Europe/Berlin"
 USE_I18N = True
+# The play pages' German and English strings (games/views.py picks the player's language).
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 # Content languages: the first is the source language of every card text.
