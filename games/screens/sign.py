@@ -16,7 +16,7 @@ HAND_SIZE = 5
 
 
 @lru_cache(maxsize=256)
-def _icon_svg(icon: str) -> str | None:
+def icon_svg(icon: str) -> str | None:
     """A Tabler outline icon's SVG (drawn in the card's colour through currentColor)."""
     from django.core.exceptions import ValidationError
 
@@ -54,7 +54,7 @@ def card_face(card: dict[str, Any] | None) -> SafeString:
     """A card's picture: the symbol in its colour, the colour's mark, its name in words."""
     if card is None:
         return format_html('<span class="sign-card back">{}</span>', _("face down"))
-    svg = _icon_svg(card["icon"]) if card.get("icon") else None
+    svg = icon_svg(card["icon"]) if card.get("icon") else None
     picture = mark_safe(svg) if svg else format_html('<span class="glyph">{}</span>', card["symbol"][:1])
     return format_html(
         '<span class="sign-card" style="--c:{}">{}<span class="mark" aria-hidden="true">{}</span>'

@@ -48,7 +48,7 @@ def present(view: dict[str, Any], ctx: Context) -> dict[str, Any]:
                 "text": slogan["text"],
                 "options": _options(slogan.get("options"), slogan.get("answer")),
                 "stakes": [b for b in (ctx.actions.button(
-                    _("Ask for %(n)s chips") % {"n": stake} if stake > 1 else _("Ask for 1 chip"),
+                    _("%(n)s chips") % {"n": stake} if stake > 1 else _("1 chip"),
                     "primary", type="ask", slogan=number, stake=stake) for stake in (1, 2, 3)) if b],
             })
     question = view.get("question")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from games.screens import Context, body, generic_event
@@ -16,10 +17,19 @@ def _catalogue(pack: dict[str, Any]) -> tuple[dict[str, str], dict[str, dict[str
         tile["key"]: {
             "name": tile.get("name", tile["key"]),
             "picture": (tile.get("picture") or {}).get("url"),
+            "icon": tile.get("icon"),
         }
         for tile in content.get("symbols", [])
     }
     return concepts, symbols
+
+
+def _icon(name: str | None) -> SafeString | None:
+    """A tile without an uploaded picture is drawn from its Tabler icon, as in print."""
+    from games.screens.sign import icon_svg
+
+    svg = icon_svg(name) if name else None
+    return mark_safe(svg) if svg else None
 
 
 def marker_name(marker: str) -> str:
@@ -49,6 +59,7 @@ def present(view: dict[str, Any], ctx: Context) -> dict[str, Any]:
             "key": key,
             "name": symbols.get(key, {}).get("name", key),
             "picture": symbols.get(key, {}).get("picture"),
+            "icon": _icon(symbols.get(key, {}).get("icon")),
             "marker": marker["marker"] if marker else None,
             "marker_name": marker_name(marker["marker"]) if marker else "",
             "marked_by": ctx.name(marker["player"]) if marker else "",
