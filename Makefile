@@ -24,11 +24,12 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 install-dev: $(DEV_STAMP)
 
-## run: set up, migrate, load the starter catalogue, create an admin user, serve on 127.0.0.1:8000
+## run: set up, migrate, load the starter catalogue, publish its first releases, create an admin user, serve on 127.0.0.1:8000
 run: export DEBUG ?= 1
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py import_catalogue
+	$(BIN)/python manage.py publish_starter
 	$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 

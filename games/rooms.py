@@ -152,7 +152,22 @@ def _new_code() -> str:
     raise PlayError("No free room code was found; please try again.")
 
 
+def _seats(room: Room) -> list[Seat]:
+    """Every seat of the room in seating order, read once per request (kept on the instance;
+    changes go through these same objects)."""
+    cached: list[Seat] | None = room.__dict__.get("_seats_cache")
+    if cached is None:
+        cached = list(room.seats.order_by("position"))
+        room.__dict__["_seats_cache"] = cached
+    return cached
+
+
+def _forget_seats(room: Room) -> None:
+    room.__dict__.pop("_seats_cache", None)
+
+
 def _new_seat(room: Room, *, name: str, host: bool = False, bot: bool = False) -> Seat:
+    _forget_seats(room)
     numbers = [int(s[1:]) for s in room.seats.values_list("seat", flat=True) if s[1:].isdigit()]
     number = max(numbers, default=0) + 1
     token = secrets.token_urlsafe(24)
@@ -242,7 +257,7 @@ def _touch(room: Room, now: datetime, *, bump: bool = True) -> None:
 
 
 def _host_check(room: Room, by: Seat) -> Seat:
-    fresh = room.seats.filter(pk=by.pk, removed=False, bot=False).first()
+    fresh = next((s for s in _seats(room) if s.pk == by.pk and not s.removed and not s.bot), None)
     if fresh is None:
         raise NotASeat("This seat no longer belongs to this room.")
     if not fresh.host:
@@ -251,7 +266,7 @@ def _host_check(room: Room, by: Seat) -> Seat:
 
 
 def _seat_of(room: Room, seat_id: str) -> Seat:
-    seat = room.seats.filter(seat=seat_id, removed=False).first()
+    seat = next((s for s in _seats(room) if s.seat == seat_id and not s.removed), None)
     if seat is None:
         raise NoRoom(f"There is no seat {seat_id} in room {room.code}.")
     return seat
@@ -480,6 +495,7 @@ def remove_seat(room: Room, by: Seat, seat_id: str) -> Room:
         now = _now()
         if room.status == Room.Status.LOBBY:
             target.delete()
+            _forget_seats(room)
             room.options.pop("teams", None)
         else:
             target.removed = True
@@ -497,7 +513,7 @@ def set_away(room: Room, by: Seat, seat_id: str, away: bool = True) -> Room:
     the player's next action brings them back."""
     with transaction.atomic():
         room = _locked(room.code)
-        actor = room.seats.filter(pk=by.pk, removed=False, bot=False).first()
+        actor = next((s for s in _seats(room) if s.pk == by.pk and not s.removed and not s.bot), None)
         if actor is None:
             raise NotASeat("This seat no longer belongs to this room.")
         target = _seat_of(room, seat_id)
@@ -596,7 +612,7 @@ def act(code: str, seat: Seat, *, action_id: str, version: int, action: dict[str
         raise Refused("An action is a JSON object with a \"type\".")
     with transaction.atomic():
         room = _locked(code)
-        fresh = room.seats.filter(pk=seat.pk).first()
+        fresh = next((s for s in _seats(room) if s.pk == seat.pk), None)
         if fresh is None or fresh.removed or fresh.bot:
             raise NotASeat("This seat no longer belongs to this room.")
         seat = fresh
@@ -657,9 +673,7 @@ def _record(room: Room, player: str, action_id: str, action: dict[str, Any],
 
 
 def _bot_seats(room: Room) -> list[Seat]:
-    return list(room.seats.filter(removed=False).filter(bot=True).order_by("position")) + \
-        list(room.seats.filter(removed=True, bot=True).order_by("position")) + \
-        list(room.seats.filter(removed=False, bot=False, away=True).order_by("position"))
+    return [s for s in _seats(room) if s.bot or (s.away and not s.removed)]
 
 
 def _sign_delay(room: Room) -> float:
@@ -672,7 +686,7 @@ def _run_bots(room: Room, now: datetime) -> None:
     human pace's delay since the last action has passed."""
     if room.status != Room.Status.PLAYING:
         return
-    seats = sorted(_bot_seats(room), key=lambda s: s.position)
+    seats = _bot_seats(room)
     if not seats:
         return
     engine = _engine(room)
@@ -721,7 +735,7 @@ def _schedule(room: Room, now: datetime) -> None:
         if any(engine.legal_actions(state, s.seat) for s in _bot_seats(room)):
             due.append(last + timedelta(seconds=_sign_delay(room)))
     elif room.turn_timer:
-        humans = room.seats.filter(removed=False, bot=False, away=False)
+        humans = [s for s in _seats(room) if not (s.removed or s.bot or s.away)]
         if any(_owes(engine, state, s.seat) for s in humans):
             due.append(last + timedelta(seconds=room.turn_timer))
     room.due_at = min(due) if due else None
@@ -742,7 +756,7 @@ def step_bots(room: Room) -> Room:
                 (now - room.last_action_at).total_seconds() >= room.turn_timer:
             state = room_state(room)
             engine = _engine(room)
-            for seat in room.seats.filter(removed=False, bot=False, away=False):
+            for seat in [s for s in _seats(room) if not (s.removed or s.bot or s.away)]:
                 if state is not None and _owes(engine, state, seat.seat):
                     seat.away = True
                     seat.save(update_fields=["away"])
@@ -758,7 +772,7 @@ def step_bots(room: Room) -> Room:
 
 def seats_list(room: Room) -> list[dict[str, Any]]:
     return [{"seat": s.seat, "name": s.name, "host": s.host, "bot": s.bot, "away": s.away}
-            for s in room.seats.order_by("position")]
+            for s in _seats(room)]
 
 
 def snapshot(room: Room, seat: Seat | None) -> dict[str, Any]:
