@@ -7,7 +7,12 @@ from playwright.sync_api import expect
 from games import rooms
 from tests.engines.packs import EXAMPLE_BOARD
 from tests.play.core_helpers import release_of
-from tests.play.ui_helpers import PHONE, WAIT, curator
+from tests.play.ui_helpers import (
+    PHONE,
+    WAIT,
+    curator,
+    fresh_room_caches,  # noqa: F401  (autouse)
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -4,7 +4,12 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.engines.packs import EXAMPLE_BOARD
-from tests.play.ui_helpers import act, assert_no_buttons, open_table
+from tests.play.ui_helpers import (
+    act,
+    assert_no_buttons,
+    fresh_room_caches,  # noqa: F401  (autouse)
+    open_table,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from django.contrib.auth.models import Group, User
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
@@ -140,3 +141,13 @@ def act(table: Table, player: Player, action: dict[str, Any]) -> None:
 
 def assert_no_buttons(page: Page) -> None:
     expect(page.locator("button[data-action]")).to_have_count(0)
+
+
+@pytest.fixture(autouse=True)
+def fresh_room_caches():
+    """Test databases reuse row ids for other content: forget the rooms' cached packs."""
+    rooms._PACKS.clear()
+    rooms._STATES.clear()
+    yield
+    rooms._PACKS.clear()
+    rooms._STATES.clear()
