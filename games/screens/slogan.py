@@ -133,8 +133,8 @@ def present(view: dict[str, Any], ctx: Context) -> dict[str, Any]:
         "turn": turn,
         "your_turn": bool(ask or judge or tips or (duel_screen and duel_screen["judge"])),
         "phase": phase,
-        "questioner": ctx.name(questioner),
-        "questioned": ctx.name(questioned),
+        "questioner": ctx.plain_name(questioner),
+        "questioned": ctx.plain_name(questioned),
         "round": view.get("turn"),
         "pile_count": view.get("pile_count"),
         "scores": [
@@ -155,7 +155,7 @@ def describe(event: dict[str, Any], ctx: Context) -> str:
             "turn": event["turn"], "a": ctx.plain_name(event["questioner"]),
             "b": ctx.plain_name(event["questioned"])}
     if kind == "ask":
-        return _("%(a)s asked %(b)s for %(stake)s: “%(text)s”") % {
+        return _("%(a)s asked %(b)s (stake %(stake)s): “%(text)s”") % {
             "a": ctx.plain_name(event["questioner"]), "b": ctx.plain_name(event["questioned"]),
             "stake": event["stake"], "text": event["text"]}
     if kind == "judge":
