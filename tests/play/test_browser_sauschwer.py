@@ -69,3 +69,23 @@ def test_three_phones_play_a_round_of_sauschwer_with_a_stop_and_secret_markers(l
             expect(table.table.locator(".result .winners")).to_contain_text(name)
     finally:
         table.close()
+
+
+def test_a_stop_that_comes_too_late_shows_why_and_the_fresh_screen(live_server, browser):
+    table = open_table(browser, live_server.url, "sauschwer", ["Ada", "Ben", "Cleo"],
+                       options={"rounds": 1, "first_player": "p1"})
+    try:
+        ada, ben, cleo = table.players
+        act(table, ada, {"type": "place", "card": table.state()["hands"]["p1"][0], "helmut": "red"})
+        # Cleo's phone stops hearing about the room (a slow network) while Ben calls first.
+        cleo.page.route("**/api/play/rooms/*", lambda route: route.abort()
+                        if route.request.method == "GET" else route.continue_())
+        ben.page.locator("button.stop").click()
+        expect(ben.page.locator(".marker-buttons button")).to_have_count(1)
+        expect(cleo.page.locator("button.stop")).to_be_visible()  # stale: still offered
+        cleo.page.locator("button.stop").click()
+        expect(cleo.page.locator("#toast")).to_contain_text("Someone was faster")
+        expect(cleo.page.locator(".marker-buttons button")).to_have_count(2)
+        assert table.state()["doubter"] == "p2"
+    finally:
+        table.close()

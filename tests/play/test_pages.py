@@ -229,3 +229,25 @@ def test_curators_see_every_seat_side_by_side_and_others_are_sent_to_log_in():
     client.force_login(carla)
     page = client.get(f"/play/{code}/seats").content.decode()
     assert page.count('class="seat-panel"') == 1 and "inert" in page
+
+
+def test_grey_markers_give_the_hint_giver_a_choice_of_marker():
+    release_of("symbols")
+    host = Client()
+    code = code_of(open_by_form(host, "symbols", grey_markers="1"))
+    ben = join_by_form(code, "Ben")
+    join_by_form(code, "Cleo")
+    host.post(f"/play/{code}/host/start", {"first": "p1"})
+    page = ben.get(f"/play/{code}/fragment").content.decode()
+    assert "data-marker-choice" in page and "data-action-grey" in page
+    assert "grey: it does not fit" in page
+
+
+def test_the_extra_tiles_variant_puts_the_chosen_tiles_on_the_board():
+    release_of("symbols")
+    code = code_of(open_by_form(Client(), "symbols", cover_anker="koffer", cover_rakete="sonne"))
+    symbols = Room.objects.get(code=code).options["symbols"]
+    assert symbols[:3] == ["handy", "anker", "rakete"]
+    twice = open_by_form(Client(), "symbols", cover_anker="koffer", cover_rakete="koffer")
+    assert twice.status_code == 400
+    assert "Two extra tiles cannot cover the same tile." in twice.content.decode()
