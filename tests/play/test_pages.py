@@ -251,3 +251,25 @@ def test_the_extra_tiles_variant_puts_the_chosen_tiles_on_the_board():
     twice = open_by_form(Client(), "symbols", cover_anker="koffer", cover_rakete="koffer")
     assert twice.status_code == 400
     assert "Two extra tiles cannot cover the same tile." in twice.content.decode()
+
+
+def test_a_slogan_duel_shows_the_options_to_its_reader_only():
+    release_of("slogan")
+    room, host = rooms.open_room(game="slogan", language="en", name="Ada",
+                                 options={"first_player": "p1"})
+    ben, cleo = rooms.join(room, name="Ben"), rooms.join(room, name="Cleo")
+    rooms.start(room, rooms.seat_for_token(room, host.token))
+    version = Room.objects.get(pk=room.pk).version
+    rooms.act(room.code, cleo, action_id="c1", version=version,
+              action={"type": "challenge", "target": "p1"})
+    pages = {}
+    for seat, token in (("p1", host.token), ("p2", ben.token), ("p3", cleo.token)):
+        client = Client()
+        client.cookies[f"kt_seat_{room.code}"] = token
+        pages[seat] = client.get(f"/play/{room.code}/fragment").content.decode()
+    assert "Cleo challenges Ada to a duel!" in pages["p1"]
+    # Ada is both questioner and challenged: Ben reads and judges, and only he sees the options.
+    assert "Reading: Ben" in pages["p1"] and 'class="options"' not in pages["p1"]
+    assert 'class="options"' not in pages["p3"]
+    assert 'class="options"' in pages["p2"] and "Next: Ada answers slogan 1." in pages["p2"]
+    assert pages["p2"].count('data-action="{&quot;correct&quot;') == 2
