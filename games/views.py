@@ -26,6 +26,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from games import engines, rooms
 from games.models import Room, Seat
+from games.ratelimit import allow
 from games.screens import GAME_NAMES, present
 
 COOKIE_PREFIX = "kt_seat_"
@@ -333,7 +334,9 @@ def lobby(request: HttpRequest) -> HttpResponse:
     """``/play/``: open a room, or join one by its code."""
     error = None
     status = 200
-    if request.method == "POST":
+    if request.method == "POST" and not allow(request):
+        error, status = _("Too many rooms or joins from here in a minute; wait a moment."), 429
+    elif request.method == "POST":
         try:
             return _open_room(request)
         except (FormError, rooms.PlayError, ValueError) as exc:
@@ -422,7 +425,9 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
     if seat is not None and not room.pass_and_play:
         return redirect("play:room", code=room.code)
     error, status = None, 200
-    if request.method == "POST":
+    if request.method == "POST" and not allow(request):
+        error, status = _("Too many rooms or joins from here in a minute; wait a moment."), 429
+    elif request.method == "POST":
         name = (request.POST.get("name") or "").strip()
         if not name or len(name) > NAME_MAX:
             error, status = _("Your name: 1 to %(n)s characters.") % {"n": NAME_MAX}, 400

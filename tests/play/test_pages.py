@@ -273,3 +273,15 @@ def test_a_slogan_duel_shows_the_options_to_its_reader_only():
     assert 'class="options"' not in pages["p3"]
     assert 'class="options"' in pages["p2"] and "Next: Ada answers slogan 1." in pages["p2"]
     assert pages["p2"].count('data-action="{&quot;correct&quot;') == 2
+
+
+def test_the_pages_share_the_apis_rate_limit_on_rooms_and_joins(settings):
+    release_of("sauschwer")
+    settings.KARTOTHEK_PLAY_RATE_LIMIT = 2
+    client = Client()
+    assert open_by_form(client).status_code == 302
+    assert open_by_form(client).status_code == 302
+    refused = open_by_form(client)
+    assert refused.status_code == 429
+    assert "Too many rooms or joins" in refused.content.decode()
+    assert Room.objects.count() == 2
