@@ -50,6 +50,7 @@ from cards.models import (
 from cards.pictures import tabler_icon_path
 from cards.weights import format_weight
 from exports.print_views import print_selected_action
+from games.admin import PlayDifficultyMixin
 
 UNTRANSLATED = "untranslated"
 STATE_BADGES = {
@@ -194,9 +195,10 @@ class ContentAdmin(SimpleHistoryAdmin, ImportExportActionModelAdmin):
 
 
 @admin.register(ConceptCard)
-class ConceptCardAdmin(ContentAdmin):
+class ConceptCardAdmin(PlayDifficultyMixin, ContentAdmin):
     resource_classes = [resources.ConceptCardResource]
-    list_display = ("text", "key")
+    list_display = ("text", "key", "play_difficulty")
+    play_game = "symbols"
     search_fields = ("text", "key", "translations__text")
     fields = ("text", "key", "created_at", "updated_at")
 
@@ -394,9 +396,10 @@ class SloganInline(admin.TabularInline):
 
 
 @admin.register(SloganCard)
-class SloganCardAdmin(ContentAdmin):
+class SloganCardAdmin(PlayDifficultyMixin, ContentAdmin):
     inlines = [SloganInline]
-    list_display = ("key", "first_slogan", "second_slogan")
+    list_display = ("key", "first_slogan", "second_slogan", "play_difficulty")
+    play_game = "slogan"
     search_fields = ("key", "slogans__text")
     resource_classes = []
 
@@ -428,9 +431,10 @@ class AlfonsCardAdmin(ContentAdmin):
 
 
 @admin.register(SauschwerObject)
-class SauschwerObjectAdmin(ContentAdmin):
+class SauschwerObjectAdmin(PlayDifficultyMixin, ContentAdmin):
     resource_classes = [resources.SauschwerObjectResource]
-    list_display = ("name", "weight", "short_source")
+    list_display = ("name", "weight", "short_source", "play_difficulty")
+    play_game = "sauschwer"
     search_fields = ("name", "key", "source", "translations__text")
     fields = ("name", "key", "weight_g", "source", "created_at", "updated_at")
 

@@ -206,8 +206,9 @@ _STATES = _Lru(512)
 _PACKS = _Lru(16)
 
 
-def _state_key(room: Room) -> tuple[int, int, int]:
-    return (room.pk, room.game_number, room.version)
+def _state_key(room: Room) -> tuple[Any, ...]:
+    # The code and seed too: a test database (or SQLite after a rollback) may reuse a pk.
+    return (room.pk, room.code, room.seed, room.game_number, room.version)
 
 
 def room_state(room: Room) -> dict[str, Any] | None:
@@ -231,10 +232,13 @@ def _set_state(room: Room, state: dict[str, Any]) -> None:
 
 def room_pack(room: Room) -> dict[str, Any]:
     """The pack the room was opened with (its release, or the pinned draft)."""
+    from exports.models import Release
+
     if room.release_id is not None:
-        key: Any = ("release", room.release_id)
+        digest = Release.objects.filter(pk=room.release_id).values_list("sha256", flat=True).get()
+        key: Any = ("release", digest)
     else:
-        key = ("draft", room.pk)
+        key = ("draft", room.pk, room.code, room.seed)
     found = _PACKS.get(key)
     if found is None:
         data = bytes(room.release.data if room.release_id is not None else room.draft_pack or b"{}")
