@@ -154,7 +154,8 @@ def test_slogan_and_symbols_statistics(db):
     solved = symbols_counts(symbols.state["log"])
     rounds = sum(1 for e in symbols.state["log"] if e["type"] == "round_ended")
     assert sum(c["played"] for c in solved.values()) == rounds
-    stored = {s.key: (s.played, s.right, s.wrong, s.hints) for s in CardPlayStat.objects.filter(game="symbols")}
+    stored = {s.key: (s.played, s.right, s.wrong, s.hints)
+              for s in CardPlayStat.objects.filter(game="symbols")}
     assert stored == {k: (c["played"], c["right"], c["wrong"], c["hints"]) for k, c in solved.items()}
 
 
