@@ -66,7 +66,8 @@ def api_view(methods: tuple[str, ...]) -> Callable[..., Any]:
                 return view(request, *args, **kwargs)
             except rooms.PlayError as exc:
                 if isinstance(exc, rooms.Stale):
-                    return _json_response({**exc.body, "error": str(exc), "status": 409}, 409)
+                    # the fresh room as it is ("status" stays the room's status) plus the message
+                    return _json_response({**exc.body, "error": str(exc)}, 409)
                 return error(exc.status, str(exc))
 
         return wrapper
