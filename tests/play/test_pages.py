@@ -285,3 +285,20 @@ def test_the_pages_share_the_apis_rate_limit_on_rooms_and_joins(settings):
     assert refused.status_code == 429
     assert "Too many rooms or joins" in refused.content.decode()
     assert Room.objects.count() == 2
+
+
+def test_curators_may_open_a_draft_with_a_seed_and_others_are_told_no(mini_catalogue):
+    from django.contrib.auth.models import Group, User
+
+    anyone = open_by_form(Client(), release="draft", game="sauschwer")
+    assert anyone.status_code == 403
+    assert "Only logged-in curators may play the draft" in anyone.content.decode()
+    carla = User.objects.create_user(username="carla", password="x", is_staff=True)
+    carla.groups.add(Group.objects.get(name="Curators"))
+    client = Client()
+    client.force_login(carla)
+    form = client.get("/play/").content.decode()
+    assert 'value="draft"' in form and 'name="seed"' in form and 'name="stack"' in form
+    code = code_of(open_by_form(client, release="draft", game="sauschwer", seed="abc"))
+    room = Room.objects.get(code=code)
+    assert room.release is None and room.draft_pack and room.seed == "abc"
