@@ -159,7 +159,10 @@
     if (document.visibilityState === "hidden") return;
     var headers = { "Accept": "application/json" };
     if (etag) headers["If-None-Match"] = etag;
-    fetch(api, { credentials: "same-origin", headers: headers, cache: "no-store" })
+    // The table screen is nobody's seat: it polls without cookies (a stale seat cookie on the
+    // TV's browser must not turn its polls into 403s).
+    var credentials = live.dataset.page === "table" ? "omit" : "same-origin";
+    fetch(api, { credentials: credentials, headers: headers, cache: "no-store" })
       .then(function (response) {
         if (response.status === 304) return null;
         if (response.status === 404 || response.status === 403) { window.location.reload(); return null; }
