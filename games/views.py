@@ -600,19 +600,38 @@ def _teams_from_form(room: Room, post: Any) -> list[list[str]]:
     return [teams[number] for number in sorted(teams)]
 
 
+def _token_held(request: HttpRequest, room: Room, target: str) -> str | None:
+    """The plain token of seat ``target`` if this browser holds it (its own seat, or a seat of
+    this pass-and-play device): the server keeps only hashes of tokens."""
+    tokens = [request.COOKIES.get(COOKIE_PREFIX + room.code, ""), *_device_tokens(request, room)]
+    for token in tokens:
+        seat = rooms.seat_for_token(room, token) if token else None
+        if seat is not None and seat.seat == target:
+            return token
+    return None
+
+
 def _rejoin_link(request: HttpRequest, room: Room, by: Seat, target: str) -> HttpResponse:
-    """The host shows a seat's link for another device: a fresh token for that seat."""
-    if not by.host:
-        raise rooms.NotAllowed(_("Only the host can show a rejoin link."))
-    make = getattr(rooms, "new_token", None)
-    if make is None:
-        raise rooms.Refused(_("Rejoin links are not available yet."))
-    token = make(room, by, target)
+    """A seat's link for another device (a phone's battery dies, a player moves to the TV).
+
+    A player may show their own seat's link; so may a pass-and-play device for the seats it
+    holds. For any other seat the host needs a fresh token from the rooms service.
+    """
+    token = _token_held(request, room, target)
+    if token is None:
+        if not by.host:
+            raise rooms.NotAllowed(_("Only the host can show a rejoin link."))
+        make = getattr(rooms, "new_token", None)
+        if make is None:
+            raise rooms.Refused(_("Rejoin links are not available yet."))
+        token = make(room, by, target)
     url = request.build_absolute_uri(reverse("play:rejoin", args=[room.code, token]))
     name = next((s["name"] for s in rooms.snapshot(room, None)["seats"] if s["seat"] == target), target)
-    return render(request, "play/rejoin.html", {
+    response = render(request, "play/rejoin.html", {
         "room": room, "game_name": GAME_NAMES[room.game], "url": url, "qr": _qr_svg(url), "name": name,
     })
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 # --- pass and play: one device, handed round ---------------------------------------------------

@@ -302,3 +302,21 @@ def test_curators_may_open_a_draft_with_a_seed_and_others_are_told_no(mini_catal
     code = code_of(open_by_form(client, release="draft", game="sauschwer", seed="abc"))
     room = Room.objects.get(code=code)
     assert room.release is None and room.draft_pack and room.seed == "abc"
+
+
+def test_a_player_moves_to_another_device_with_their_rejoin_link():
+    release_of("sauschwer")
+    host = Client()
+    code = code_of(open_by_form(host))
+    ben = join_by_form(code, "Ben")
+    page = ben.post(f"/play/{code}/host/rejoin", {"seat": "p2"})
+    assert page.status_code == 200 and "<svg" in page.content.decode()
+    link = re.search(rf"http://testserver(/play/{code}/rejoin/[^<\"]+)", page.content.decode()).group(1)
+    laptop = Client()
+    assert laptop.get(link)["Location"] == f"/play/{code}/"
+    lobby = laptop.get(f"/play/{code}/").content.decode()
+    assert 'class="seat-row you"' in lobby and "Ben" in lobby
+    # Nobody but the host may ask for another seat's link.
+    refused = ben.post(f"/play/{code}/host/rejoin", {"seat": "p1"})
+    assert refused.status_code == 403
+    assert Client().get(f"/play/{code}/rejoin/not-a-token").status_code == 403
