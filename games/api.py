@@ -166,32 +166,34 @@ def create_room(request: HttpRequest) -> HttpResponse:
 
 @api_view(("GET", "HEAD"))
 def room(request: HttpRequest, code: str) -> HttpResponse:
-    code = code.upper()
-    token = _token(request, code)
-    if token:
-        row = Seat.objects.filter(
-            room__code=code, token_hash=rooms.hash_token(token), removed=False, bot=False,
-        ).values_list("seat", "room__version", "room__due_at", "room__status",
-                      "room__last_activity").first()
-    else:
-        row = Room.objects.filter(code=code).values_list(
-            "code", "version", "due_at", "status", "last_activity").first()
-        if row is not None:
-            row = (None, *row[1:])
-    if row is not None:
-        seat_id, version, due, status, last = row
-        now = timezone.now()
-        etag = _etag(version, seat_id)
-        if (due is None or due > now) and not rooms._expired(status, last, now) \
-                and _etag_matches(request, etag):
-            response = HttpResponse(status=304)
-            response["ETag"] = etag
-            response["Cache-Control"] = "private, no-cache"
-            return response
-    found = rooms.get_room(code)
-    seat = _seat(request, found, required=False)
+    # One query decides a 304: the token's seat with its room (the state deferred), or the
+    # room alone for the table. Only a changed room (or a due bot or timer) reads the state.
+    found, seat = _room_and_seat(request, code, required=False)
+    now = timezone.now()
+    etag = _etag(found.version, seat.seat if seat else None)
+    if (found.due_at is None or found.due_at > now) and _etag_matches(request, etag):
+        response = HttpResponse(status=304)
+        response["ETag"] = etag
+        response["Cache-Control"] = "private, no-cache"
+        return response
     found = rooms.step_bots(found)
     return _room_response(rooms.snapshot(found, seat))
+
+
+def _room_and_seat(request: HttpRequest, code: str, *, required: bool) -> tuple[Room, Seat | None]:
+    code = code.upper()
+    token = _token(request, code)
+    if not token:
+        if required:
+            raise rooms.NotASeat("Only a seat of this room can do that: send its token.")
+        return rooms.get_room(code), None
+    seat = rooms.find_seat(code, token)
+    if seat is None:
+        found = rooms.get_room(code)  # 404 for an unknown room, else the token is wrong
+        raise rooms.NotASeat(f"This token is not a seat of room {found.code} (the seat may have "
+                             "been removed or given to a bot).")
+    rooms.check_expiry(seat.room)
+    return seat.room, seat
 
 
 @api_view(("POST",))
@@ -221,8 +223,7 @@ def start(request: HttpRequest, code: str) -> HttpResponse:
 @api_view(("POST",))
 def actions(request: HttpRequest, code: str) -> HttpResponse:
     data = _body(request)
-    found = rooms.get_room(code)
-    seat = _seat(request, found, required=True)
+    found, seat = _room_and_seat(request, code, required=True)
     assert seat is not None
     body = rooms.act(found.code, seat, action_id=data.get("id"),  # type: ignore[arg-type]
                      version=data.get("version"), action=data.get("action"))  # type: ignore[arg-type]

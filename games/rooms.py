@@ -214,20 +214,27 @@ def _state_key(room: Room) -> tuple[Any, ...]:
 def room_state(room: Room) -> dict[str, Any] | None:
     """The room's engine state (shared: callers must not mutate it)."""
     key = _state_key(room)
+    own = room.__dict__.get("_own_state")
+    if own is not None and own[0] == key:
+        return own[1]  # type: ignore[no-any-return]  # changed in this transaction
     found = _STATES.get(key)
     if found is not None:
         return found  # type: ignore[no-any-return]
     if "state_json" in room.get_deferred_fields():
         room.refresh_from_db(fields=["state_json"])
     state = room.state
-    if state is not None:
-        _STATES.put(key, state)
+    if state is not None and own is None:
+        _STATES.put(key, state)  # as committed: a state at a version never changes
     return state
 
 
 def _set_state(room: Room, state: dict[str, Any]) -> None:
     room.state = state
-    _STATES.put(_state_key(room), state)
+    key = _state_key(room)
+    room.__dict__["_own_state"] = (key, state)
+    # Shared with other requests only once committed: a rolled-back version may come again
+    # with another state.
+    transaction.on_commit(lambda: _STATES.put(key, state))
 
 
 def room_pack(room: Room) -> dict[str, Any]:
@@ -368,11 +375,24 @@ def get_room(code: str) -> Room:
     room = Room.objects.filter(code=code).defer("state_json", "draft_pack").first()
     if room is None:
         raise NoRoom(f"There is no room {code}. Check the code.")
+    check_expiry(room)
+    return room
+
+
+def check_expiry(room: Room) -> None:
+    """``NoRoom`` (and the room deleted) when an unfinished room has been idle too long."""
     if _expired(room.status, room.last_activity):
         Room.objects.filter(pk=room.pk, last_activity=room.last_activity).delete()
-        raise NoRoom(f"Room {code} has closed after "
+        raise NoRoom(f"Room {room.code} has closed after "
                      f"{settings.KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS} hours without play.")
-    return room
+
+
+def find_seat(code: str, token: str) -> Seat | None:
+    """The seat a token proves in the room with that code, with ``seat.room`` loaded (its
+    state deferred) by the same query; ``None`` when the token proves no seat there."""
+    return (Seat.objects.select_related("room").defer("room__state_json", "room__draft_pack")
+            .filter(room__code=(code or "").strip().upper(), token_hash=hash_token(token),
+                    removed=False, bot=False).first())
 
 
 def join(room: Room, *, name: str) -> Seat:
@@ -774,9 +794,22 @@ def step_bots(room: Room) -> Room:
 # --- answers ---------------------------------------------------------------------------------
 
 
+_SEAT_LISTS = _Lru(1024)
+
+
 def seats_list(room: Room) -> list[dict[str, Any]]:
-    return [{"seat": s.seat, "name": s.name, "host": s.host, "bot": s.bot, "away": s.away}
-            for s in _seats(room)]
+    """The seats as every answer shows them; kept per version (every change to a seat bumps
+    the room's version), so a poll of an unchanged room's seats reads nothing. Inside a
+    transaction that changes seats, the room's own seat objects are read instead."""
+    key = _state_key(room)
+    if "_seats_cache" not in room.__dict__:
+        found = _SEAT_LISTS.get(key)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    listed = [{"seat": s.seat, "name": s.name, "host": s.host, "bot": s.bot, "away": s.away}
+              for s in _seats(room)]
+    transaction.on_commit(lambda: _SEAT_LISTS.put(key, listed))  # at once outside a transaction
+    return listed
 
 
 def snapshot(room: Room, seat: Seat | None) -> dict[str, Any]:
@@ -797,7 +830,7 @@ def snapshot(room: Room, seat: Seat | None) -> dict[str, Any]:
         "language": room.language,
         "status": room.status,
         "version": room.version,
-        "seats": seats_list(room),
+        "seats": [dict(entry) for entry in seats_list(room)],
         "you": seat.seat if seat is not None else None,
         "view": view,
         "legal_actions": legal,
@@ -831,6 +864,7 @@ def bot_rng(room: Room, seat: str) -> random.Random:
     return random.Random(f"{room.seed}:{room.game_number}:{room.version}:{seat}")
 
 
-__all__ += ["NoRelease", "allowed_divisions", "hash_token", "is_curator", "room_pack",
+__all__ += ["NoRelease", "allowed_divisions", "check_expiry", "find_seat", "hash_token", "is_curator",
+            "room_pack",
             "room_state", "seats_list"]
 _ = (IntegrityError, CardPlayStat)

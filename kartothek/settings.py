@@ -90,6 +90,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers queue instead of failing with "database is locked" (SQLite ignores
     # select_for_update, so IMMEDIATE transactions are what serialises writes).
     DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
+    # WAL: readers (the play mode's polls) never wait for a writer; synchronous=NORMAL syncs
+    # at checkpoints instead of every commit (a power cut may lose the last moves, never
+    # corrupt the file). Without it each play action waits for a disk sync.
+    DATABASES["default"]["OPTIONS"]["init_command"] = "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
