@@ -99,12 +99,16 @@ def present(view: dict[str, Any], ctx: Context) -> dict[str, Any]:
         if action is not None:
             sign_buttons.append({"action": action, "name": ctx.plain_name(p), "mate": p in mates})
     done = set(view.get("done", []))
+    checked = set(view.get("ready", []))
     players = [
         {"name": ctx.name(p), "cards": view.get("hand_counts", {}).get(p, 0), "done": p in done,
+         "ready": view.get("phase") == "checking" and p in checked,
          "mate": p in mates and p != you, "you": p == you}
         for p in view.get("players", [])
     ]
     ready = ctx.actions.button(_("I have checked my hand"), "primary", type="ready")
+    signal = ctx.actions.button(_("Give our team's sign"), "signal", type="signal")
+    signalled = [ctx.name(p) for p in view.get("signals", []) if p != you]
     done_button = ctx.actions.button(_("Done swapping"), "primary", type="done")
     if view.get("result") or phase == "over":
         turn = _("The game is over.")
@@ -131,6 +135,9 @@ def present(view: dict[str, Any], ctx: Context) -> dict[str, Any]:
         "sign_buttons": sign_buttons,
         "players": players,
         "ready": ready,
+        "signal": signal,
+        "signalled": signalled,
+        "face_down": range(view.get("table_face_down") or 0),
         "done": done_button,
         "turn": turn,
         "your_turn": bool(hand_cards) and phase != "over",
@@ -166,6 +173,10 @@ def describe(event: dict[str, Any], ctx: Context) -> str:
         return _("%(name)s is done swapping.") % {"name": who}
     if kind == "ready":
         return _("%(name)s has checked their hand.") % {"name": who}
+    if kind == "table_opened":
+        return _("Everybody has checked: the table cards are turned up.")
+    if kind == "signal":
+        return _("%(name)s gave the team's sign.") % {"name": who}
     if kind == "refresh":
         if event.get("deck_ran_out"):
             return _("The deck ran out: the round is a draw.")
