@@ -166,34 +166,53 @@ def create_room(request: HttpRequest) -> HttpResponse:
 
 @api_view(("GET", "HEAD"))
 def room(request: HttpRequest, code: str) -> HttpResponse:
-    # One query decides a 304: the token's seat with its room (the state deferred), or the
-    # room alone for the table. Only a changed room (or a due bot or timer) reads the state.
-    found, seat = _room_and_seat(request, code, required=False)
+    # One query decides a 304: the token's seat with its room's version (or the room's
+    # version alone for the table). Only a changed room (or a due bot or timer) reads more.
+    code = code.upper()
+    token = _token(request, code)
+    seat: Seat | None = None
+    if token:
+        seat = rooms.find_seat(code, token)
+        if seat is None:
+            found = rooms.get_room(code)  # 404 for an unknown room, else the token is wrong
+            raise rooms.NotASeat(f"This token is not a seat of room {found.code} (the seat may "
+                                 "have been removed or given to a bot).")
+        poll: dict[str, Any] = seat.poll  # type: ignore[attr-defined]
+    else:
+        row = Room.objects.order_by().filter(code=code).values_list(
+            "version", "due_at", "status", "last_activity").first()
+        if row is None:
+            raise rooms.NoRoom(f"There is no room {code}. Check the code.")
+        poll = dict(zip(("version", "due_at", "status", "last_activity"), row, strict=True))
     now = timezone.now()
-    etag = _etag(found.version, seat.seat if seat else None)
-    if (found.due_at is None or found.due_at > now) and _etag_matches(request, etag):
+    etag = _etag(poll["version"], seat.seat if seat else None)
+    fresh = not rooms._expired(poll["status"], poll["last_activity"], now)
+    if fresh and (poll["due_at"] is None or poll["due_at"] > now) and _etag_matches(request, etag):
         response = HttpResponse(status=304)
         response["ETag"] = etag
         response["Cache-Control"] = "private, no-cache"
         return response
+    found = rooms.load_room(seat.room_id) if seat else rooms.get_room(code)
+    rooms.check_expiry(found)
     found = rooms.step_bots(found)
     return _room_response(rooms.snapshot(found, seat))
 
 
-def _room_and_seat(request: HttpRequest, code: str, *, required: bool) -> tuple[Room, Seat | None]:
+def _acting_seat(request: HttpRequest, code: str) -> Seat:
+    """The seat the request's token proves (one query), for an action."""
     code = code.upper()
     token = _token(request, code)
     if not token:
-        if required:
-            raise rooms.NotASeat("Only a seat of this room can do that: send its token.")
-        return rooms.get_room(code), None
+        rooms.get_room(code)  # 404 first for an unknown room
+        raise rooms.NotASeat("Only a seat of this room can do that: send its token.")
     seat = rooms.find_seat(code, token)
     if seat is None:
         found = rooms.get_room(code)  # 404 for an unknown room, else the token is wrong
         raise rooms.NotASeat(f"This token is not a seat of room {found.code} (the seat may have "
                              "been removed or given to a bot).")
-    rooms.check_expiry(seat.room)
-    return seat.room, seat
+    if rooms._expired(seat.poll["status"], seat.poll["last_activity"]):  # type: ignore[attr-defined]
+        rooms.check_expiry(rooms.load_room(seat.room_id))
+    return seat
 
 
 @api_view(("POST",))
@@ -223,9 +242,8 @@ def start(request: HttpRequest, code: str) -> HttpResponse:
 @api_view(("POST",))
 def actions(request: HttpRequest, code: str) -> HttpResponse:
     data = _body(request)
-    found, seat = _room_and_seat(request, code, required=True)
-    assert seat is not None
-    body = rooms.act(found.code, seat, action_id=data.get("id"),  # type: ignore[arg-type]
+    seat = _acting_seat(request, code)
+    body = rooms.act(code.upper(), seat, action_id=data.get("id"),  # type: ignore[arg-type]
                      version=data.get("version"), action=data.get("action"))  # type: ignore[arg-type]
     return _room_response(body)
 
