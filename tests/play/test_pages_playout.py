@@ -38,6 +38,25 @@ def render_all(game, engine, state, pack, seats):
         html = render_to_string(template, {"screen": screen, "snap": snap, "room": FakeRoom(),
                                            "you": seat, "seats": seats})
         assert "data-version" in html
+        check_secrets(game, state, seat, html)
+
+
+def check_secrets(game, state, seat, html):
+    """What the page must not show, whatever the view holds: the pages add no secret."""
+    if game == "symbols" and (seat is None or seat == state["candidate"]):
+        assert "secret-note" not in html and "slot secret" not in html
+    if game == "slogan" and state["phase"] in ("question", "judge", "second_chance") and \
+            seat != state["questioner"]:
+        slogans = state["catalogue"]["cards"][state["card"]]
+        asked = state["question"]["slogan"] if state["question"] else None
+        for number, slogan in enumerate(slogans):
+            shown = state["phase"] == "second_chance" and seat == state["questioned"] and number == asked
+            for option in slogan["options"]:
+                if not shown:
+                    assert option not in html, (seat, option)
+        assert 'class="correct"' not in html
+    if game == "sauschwer" and state["phase"] == "place":
+        assert "your-marker" not in html
 
 
 @pytest.mark.parametrize("game", list(PLAYERS))
@@ -52,7 +71,7 @@ def test_every_screen_renders_through_whole_bot_games(game):
         state = engine.setup(players, pack, seed=number, options=options)
         with translation.override("de" if number else "en"):
             for step in range(3000):
-                if step % 40 == 0 or engine.result(state):
+                if step % 9 == 0 or engine.result(state):
                     render_all(game, engine, state, pack, seats)
                 if engine.result(state):
                     break
