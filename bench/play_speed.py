@@ -81,7 +81,8 @@ def start_server(port: int, log: Path, workers: int, threads: int):  # type: ign
                "--worker-class", "gthread", "--threads", str(threads), "--keep-alive", "5",
                "--chdir", str(ROOT), "--error-logfile", str(log), "--log-level", "warning",
                "--graceful-timeout", "5"]
-    return subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+    output = (log.parent / "gunicorn-output.log").open("ab")  # Django's own error reports
+    return subprocess.Popen(command, env=env, cwd=ROOT, stdout=output,
                             stderr=subprocess.STDOUT, start_new_session=True)
 
 
@@ -232,6 +233,22 @@ async def player(port: int, seat: dict[str, str], host: bool, stats: Stats, dead
     conn.close()
 
 
+def cpu_seconds(master: int) -> float:
+    """CPU time (user + system) used so far by gunicorn's workers (Linux /proc)."""
+    total = 0.0
+    try:
+        children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    except OSError:
+        return float("nan")
+    for pid in [str(master), *children]:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -287,13 +304,14 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=6)
     parser.add_argument("--duration", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--act-chance", type=float, default=0.5,
                         help="chance that a seat with legal actions acts after a poll")
     parser.add_argument("--seed", default="bench")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
+    load_before = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     started = time.perf_counter()
     prepare()
     print(f"set-up {time.perf_counter() - started:.1f} s")
@@ -302,11 +320,15 @@ def main() -> None:
     server = start_server(port, log, args.workers, args.threads)
     try:
         wait_until_up(port, server, log)
+        cpu_before = cpu_seconds(server.pid)
         stats, tables = asyncio.run(run(args, port))
+        cpu_used = cpu_seconds(server.pid) - cpu_before
     finally:
         stop(server)
     if stats.errors:
-        print(log.read_text()[-3000:])
+        reports = (log.parent / "gunicorn-output.log").read_text(errors="replace")
+        print(log.read_text()[-2000:])
+        print("\n".join(line for line in reports.splitlines() if "Error" in line or "error" in line)[-3000:])
     queries = count_queries(tables[0][0]["code"], tables[0][0]["token"])
 
     polls, actions = stats.polls, stats.actions
@@ -320,7 +342,9 @@ def main() -> None:
     print(f"errors  {len(stats.errors)}" + (f": {stats.errors[:5]}" if stats.errors else ""))
     print(f"queries per poll: 304 -> {queries['304']} (reads the state: {queries['304 reads state']}), "
           f"200 -> {queries['200']}; per action: {queries.get('action', '?')}")
-    print(f"mean poll {statistics.fmean(polls) * 1000 if polls else float('nan'):.1f} ms")
+    print(f"mean poll {statistics.fmean(polls) * 1000 if polls else float('nan'):.1f} ms; server CPU "
+          f"{cpu_used:.1f} s in the run ({cpu_used / max(1, len(polls) + len(actions)) * 1000:.2f} ms "
+          f"per request, setup requests and bots' moves included); load average before: {load_before}")
     ok = p99 < TARGET_P99_MS and not stats.errors and not queries["304 reads state"]
     print(f"target p99 < {TARGET_P99_MS:g} ms, 0 errors, 304 without the state: {'ok' if ok else 'MISSED'}")
     print(f"gunicorn {gunicorn_version()}: {args.workers} gthread workers x {args.threads} threads on "

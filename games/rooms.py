@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 import re
 import secrets
@@ -55,6 +56,8 @@ __all__ = [
 ALPHABET = "34679ACDEFGHJKMNPQRTWXY"
 CODE_LENGTH = 5
 
+
+logger = logging.getLogger(__name__)
 
 # Actions that nobody owes: the turn timer never hands a seat to a bot for skipping these.
 OPTIONAL_ACTIONS = {"stop", "replace", "challenge"}
@@ -657,6 +660,17 @@ def act(code: str, seat: Seat, *, action_id: str, version: int, action: dict[str
         raise Refused("An action needs the \"version\" of the room it was chosen in.")
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise Refused("An action is a JSON object with a \"type\".")
+    # The answer (the view, the JSON) is made after the commit: the lock is held only while
+    # the action is checked, applied and stored.
+    room, seat, stale = _act_locked(code, seat, action_id, version, action)
+    if stale is not None:
+        raise Stale(stale, snapshot(room, seat))
+    return snapshot(room, seat)
+
+
+def _act_locked(code: str, seat: Seat, action_id: str, version: int,
+                action: dict[str, Any]) -> tuple[Room, Seat, str | None]:
+    """The transaction of ``act``: returns the room, the seat and a Stale message or None."""
     with transaction.atomic():
         room = _locked(code)
         fresh = next((s for s in _seats(room) if s.pk == seat.pk), None)
@@ -667,24 +681,23 @@ def act(code: str, seat: Seat, *, action_id: str, version: int, action: dict[str
         if earlier is not None:
             if earlier.seat != seat.seat:
                 raise Refused("This action id was already used by another seat; send a fresh one.")
-            return snapshot(room, seat)  # applied before: nothing happens again
+            return room, seat, None  # applied before: nothing happens again
         if room.status != Room.Status.PLAYING:
             if version < room.version:
-                raise Stale("The game has moved on.", snapshot(room, seat))
+                return room, seat, "The game has moved on."
             raise Refused("The game is not running." if room.status == Room.Status.LOBBY
                           else "The game is over.")
         if version > room.version:
             raise Refused(f"Version {version} is newer than the room's ({room.version}).")
         if version < room.version and room.game != "sign":
-            raise Stale("Someone was faster: the game has moved on. Look again.",
-                        snapshot(room, seat))
+            return room, seat, "Someone was faster: the game has moved on. Look again."
         engine = _engine(room)
         state = room_state(room)
         try:
             new = engine.apply(state, seat.seat, action)
         except IllegalAction as exc:
             if version < room.version:
-                raise Stale(f"Someone was faster: {exc}", snapshot(room, seat)) from None
+                return room, seat, f"Someone was faster: {exc}"
             raise Refused(str(exc)) from None
         except (KeyError, TypeError, ValueError, IndexError, AttributeError):
             raise Refused("The engine could not read this action; check its fields.") from None
@@ -696,7 +709,7 @@ def act(code: str, seat: Seat, *, action_id: str, version: int, action: dict[str
         _run_bots(room, now)
         _schedule(room, now)
         room.save()
-        return snapshot(room, seat)
+    return room, seat, None
 
 
 def _record(room: Room, player: str, action_id: str, action: dict[str, Any],
@@ -752,7 +765,12 @@ def _run_bots(room: Room, now: datetime) -> None:
             action = bots.act(room.game, state, seat.seat, bot_rng(room, seat.seat))
             if action is None:
                 continue
-            new = engine.apply(state, seat.seat, action)
+            try:
+                new = engine.apply(state, seat.seat, action)
+            except IllegalAction:
+                # A bot's mistake must not block the room for the people in it.
+                logger.warning("Bot in %s/%s chose an illegal action %r", room.code, seat.seat, action)
+                continue
             _record(room, seat.seat, f"~bot.{room.game_number}.{room.version + 1}", action, new,
                     now, by="bot")
             moved = True
