@@ -632,6 +632,23 @@ def give_to_bot(room: Room, by: Seat, seat_id: str | None = None) -> Room:
     return room
 
 
+def new_token(room: Room, by: Seat, seat_id: str) -> str:
+    """Host only: a fresh token for a human seat (its rejoin link, to move to another
+    device); the seat's old token stops working at once. Returns the new plain token."""
+    with transaction.atomic():
+        room = _locked(room.code)
+        _host_check(room, by)
+        target = _seat_of(room, seat_id)
+        if target.bot:
+            raise Refused("A bot plays this seat; there is nobody to rejoin.")
+        token = secrets.token_urlsafe(24)
+        target.token_hash = hash_token(token)
+        target.save(update_fields=["token_hash"])
+        _touch(room, _now(), bump=False)
+        room.save(update_fields=["last_activity"])
+    return token
+
+
 def play_again(room: Room, by: Seat) -> Room:
     """Host only, after the game has finished: a new game with the same seats and options in
     the same room (same code, same tokens), a new seed; the old game stays in the log."""
@@ -906,7 +923,7 @@ def bot_rng(room: Room, seat: str) -> random.Random:
 
 
 __all__ += ["NoRelease", "allowed_divisions", "check_expiry", "find_seat", "hash_token", "is_curator",
-            "load_room",
+            "load_room", "new_token",
             "room_pack",
             "room_state", "seats_list"]
 _ = (IntegrityError, CardPlayStat)

@@ -181,3 +181,13 @@ def test_the_host_can_give_a_running_seat_to_a_bot_and_its_token_stops(releases)
     rooms.give_to_bot(Room.objects.get(pk=room.pk), host, guest.seat)
     assert Player(Client(), room.code, guest.seat, guest.token).get().status_code == 403
     assert Room.objects.get(pk=room.pk).seats.get(seat=guest.seat).bot
+
+
+def test_a_new_token_moves_a_seat_to_another_device(releases):
+    room, host = rooms.open_room(game="sauschwer", language="en", name="A")
+    guest = rooms.join(room, name="B")
+    with pytest.raises(rooms.NotAllowed):
+        rooms.new_token(room, guest, host.seat)
+    token = rooms.new_token(room, host, guest.seat)
+    assert Player(Client(), room.code, guest.seat, guest.token).get().status_code == 403
+    assert Player(Client(), room.code, guest.seat, token).body()["you"] == guest.seat
