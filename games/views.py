@@ -615,16 +615,14 @@ def _rejoin_link(request: HttpRequest, room: Room, by: Seat, target: str) -> Htt
     """A seat's link for another device (a phone's battery dies, a player moves to the TV).
 
     A player may show their own seat's link; so may a pass-and-play device for the seats it
-    holds. For any other seat the host needs a fresh token from the rooms service.
+    holds. For any other seat the host gets a fresh token from the rooms service (the old
+    device loses the seat).
     """
     token = _token_held(request, room, target)
     if token is None:
         if not by.host:
             raise rooms.NotAllowed(_("Only the host can show a rejoin link."))
-        make = getattr(rooms, "new_token", None)
-        if make is None:
-            raise rooms.Refused(_("Rejoin links are not available yet."))
-        token = make(room, by, target)
+        token = rooms.new_token(room, by, target)  # the seat's old token stops working
     url = request.build_absolute_uri(reverse("play:rejoin", args=[room.code, token]))
     name = next((s["name"] for s in rooms.snapshot(room, None)["seats"] if s["seat"] == target), target)
     response = render(request, "play/rejoin.html", {

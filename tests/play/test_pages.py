@@ -320,3 +320,16 @@ def test_a_player_moves_to_another_device_with_their_rejoin_link():
     refused = ben.post(f"/play/{code}/host/rejoin", {"seat": "p1"})
     assert refused.status_code == 403
     assert Client().get(f"/play/{code}/rejoin/not-a-token").status_code == 403
+
+
+def test_the_host_shows_another_seats_rejoin_link_and_the_old_device_loses_the_seat():
+    release_of("sauschwer")
+    host = Client()
+    code = code_of(open_by_form(host))
+    ben = join_by_form(code, "Ben")
+    page = host.post(f"/play/{code}/host/rejoin", {"seat": "p2"}).content.decode()
+    link = re.search(rf"http://testserver(/play/{code}/rejoin/[^<\"]+)", page).group(1)
+    new_phone = Client()
+    new_phone.get(link)
+    assert 'class="seat-row you"' in new_phone.get(f"/play/{code}/").content.decode()
+    assert ben.get(f"/play/{code}/fragment").status_code == 403
