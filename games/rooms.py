@@ -815,7 +815,9 @@ def _schedule(room: Room, now: datetime) -> None:
     due: list[datetime] = []
     if room.game == "sign":
         if any(engine.legal_actions(state, s.seat) for s in _bot_seats(room)):
-            due.append(last + timedelta(seconds=_sign_delay(room)))
+            delay = timedelta(seconds=_sign_delay(room))
+            # bots that just passed are asked again a pace later, not on every poll
+            due.append(last + delay if last + delay > now else now + delay)
     elif room.turn_timer:
         humans = [s for s in _seats(room) if not (s.removed or s.bot or s.away)]
         if any(_owes(engine, state, s.seat) for s in humans):

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client, override_settings
+from django.utils import timezone
 
 from games import rooms
 from games.models import ActionLog, CardPlayStat, Room
@@ -58,6 +59,8 @@ def test_sign_bots_move_at_a_human_pace_when_the_room_is_polled(releases):
     assert moved.status_code == 200
     assert moved.json()["version"] == version + 1  # one bot move per pace, not a burst
     assert ActionLog.objects.filter(room__code=room.code, by="bot").count() == 1
+    # the next bot move is a pace away: polls until then answer without the lock
+    assert Room.objects.get(code=room.code).due_at > timezone.now() + timedelta(seconds=1.5)
 
 
 def test_bots_play_the_same_game_from_the_same_seed(releases):
