@@ -56,7 +56,8 @@ class Secrets:
     def observe(self, state: dict[str, Any]) -> None:
         if self.game != "sign":
             return
-        self.public |= set(state["table"])
+        if state["phase"] != "checking":  # while the hands are checked the table lies face down
+            self.public |= set(state["table"])
         if state.get("bottom_card"):
             self.public.add(state["bottom_card"])
         for event in state["log"]:
@@ -119,7 +120,13 @@ class Secrets:
     # --- secrets that are a key rather than a value ---
 
     def _sign_shape(self, state: dict[str, Any], reader: str | None, body: dict[str, Any]) -> list[str]:
-        return []
+        """A team's secret sign (engines with the "signal" action) is read by that team only."""
+        mates = next((team for team in state["teams"] if reader in team), [])
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        return [f"the sign of {event['player']}'s team in the answer for {reader}"
+                for event in state["log"]
+                if event["type"] == "signal" and event["player"] not in mates
+                and f'"type":"signal","round":{event["round"]},"player":{_q(event["player"])}' in text]
 
     def _symbols_shape(self, state: dict[str, Any], reader: str | None, body: dict[str, Any]) -> list[str]:
         hidden = state["secret"] is not None and reader in (None, state["candidate"])
@@ -231,6 +238,10 @@ def _leak_hands(state: dict[str, Any], view: dict[str, Any]) -> None:
     view["hands"] = {player: list(hand) for player, hand in state["hands"].items()}
 
 
+def _leak_signals(state: dict[str, Any], view: dict[str, Any]) -> None:
+    view["log"] = [*view.get("log", []), *(e for e in state["log"] if e["type"] == "signal")]
+
+
 def _leak_options(state: dict[str, Any], view: dict[str, Any]) -> None:
     if state.get("card"):
         view["peek"] = _slogan_options(state, state["card"])
@@ -251,12 +262,16 @@ def _leak_whole_state(state: dict[str, Any], view: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("game, leak", [
     ("symbols", _leak_secret_slot), ("symbols", _leak_whole_state),
-    ("sign", _leak_hands), ("sign", _leak_whole_state),
+    ("sign", _leak_hands), ("sign", _leak_signals), ("sign", _leak_whole_state),
     ("slogan", _leak_options), ("slogan", _leak_whole_state),
     ("sauschwer", _leak_weights), ("sauschwer", _leak_markers), ("sauschwer", _leak_whole_state),
 ])
 def test_the_search_finds_a_leak(small_releases, game, leak, monkeypatch):
     """Answers that leak one kind of secret must be caught within a few games."""
+    from games import engines
+
+    if leak is _leak_signals and "signal" not in getattr(engines.get("sign"), "HANDLED", ()):
+        pytest.skip("this Sign engine has no team signs")
     honest = rooms.snapshot
 
     def leaky(room, seat):  # type: ignore[no-untyped-def]
