@@ -11,6 +11,14 @@ player through the browser's cookies.
 
 ``GET /api/play/rooms/CODE`` answers ``If-None-Match`` with 304 from one query on the version
 (and the token's seat), without reading the state, unless a bot or the turn timer is due.
+
+Host controls, each a POST answered with the room as the caller sees it (403 for others):
+``rooms/CODE/seats/SEAT/remove`` (the seat's token stops working; mid-game a bot takes the
+place), ``…/away`` ``{"away": true|false}`` (also a player for their own seat; a bot plays while
+away), ``…/host`` (hand the host role on), ``…/bot`` (a bot plays the seat for good),
+``rooms/CODE/bots`` (a bot takes a new seat in the lobby), ``rooms/CODE/teams``
+``{"teams": [[…], …]}`` (Sign, the rulebook's divisions only), ``rooms/CODE/again`` (play
+again with the same seats). ``GET rooms/CODE/replay[?game=N]`` steps through a finished game.
 """
 
 from __future__ import annotations

@@ -362,3 +362,19 @@ def test_play_again_keeps_the_seats_and_the_code(releases):
     assert body["status"] == "playing" and [s["seat"] for s in body["seats"]] == ["p1", "p2"]
     assert Room.objects.get(code=host.code).game_number == 2
     assert guest.get().status_code == 200
+
+
+def test_in_sign_an_action_from_an_older_version_applies_when_still_legal(releases):
+    seats = table("sign", 4)
+    for seat in seats:  # engines with a checking phase: everyone has looked at their hand
+        if {"type": "ready"} in seat.body()["legal_actions"]:
+            assert seat.act({"type": "ready"}).status_code == 200
+    body = seats[0].body()
+    first, second = body["view"]["table"][:2]
+    version = body["version"]
+    assert seats[0].act({"type": "take", "card": first}, version).status_code == 200
+    # seats[1] chose at the same version; its card is still on the table: it applies
+    late = seats[1].act({"type": "take", "card": second}, version)
+    assert late.status_code == 200 and late.json()["version"] == version + 2
+    # the first card is gone: the same stale version now loses the race
+    assert seats[2].act({"type": "take", "card": first}, version).status_code == 409
