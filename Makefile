@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf clean
+.PHONY: run test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,11 +24,12 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 install-dev: $(DEV_STAMP)
 
-## run: set up, migrate, load the starter catalogue, create an admin user, serve on 127.0.0.1:8000
+## run: set up, migrate, load the starter catalogue, publish its first releases, create an admin user, serve on 127.0.0.1:8000
 run: export DEBUG ?= 1
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py import_catalogue
+	$(BIN)/python manage.py publish_starter
 	$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
@@ -43,7 +44,7 @@ test-fast: $(DEV_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## bench: the speed benchmarks (ratios against a floor measured in the same run)
-bench: bench-import bench-pack bench-serve bench-pdf
+bench: bench-import bench-pack bench-serve bench-pdf bench-play
 
 bench-import: $(DEV_STAMP)
 	$(BIN)/python bench/import_speed.py
@@ -57,6 +58,10 @@ bench-pdf: $(DEV_STAMP)
 ## bench-serve: gunicorn on loopback; uses Debian's wrk when installed (else a Python client)
 bench-serve: $(DEV_STAMP)
 	$(BIN)/python bench/serve_speed.py
+
+## bench-play: gunicorn on loopback, 50 rooms of 6 players polling once a second for 60 s
+bench-play: $(DEV_STAMP)
+	$(BIN)/python bench/play_speed.py
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

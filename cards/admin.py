@@ -51,6 +51,7 @@ from cards.models import (
 from cards.pictures import tabler_icon_path
 from cards.weights import format_weight
 from exports.print_views import print_selected_action
+from games.admin import PlayDifficultyMixin
 from kartothek.permissions import WriteChecks
 
 UNTRANSLATED = "untranslated"
@@ -196,9 +197,10 @@ class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportE
 
 
 @admin.register(ConceptCard)
-class ConceptCardAdmin(ContentAdmin):
+class ConceptCardAdmin(PlayDifficultyMixin, ContentAdmin):
     resource_classes = [resources.ConceptCardResource]
-    list_display = ("text", "key")
+    list_display = ("text", "key", "play_difficulty")
+    play_game = "symbols"
     search_fields = ("text", "key", "translations__text")
     fields = ("text", "key", "created_at", "updated_at")
 
@@ -396,9 +398,10 @@ class SloganInline(VersionedInlineMixin, admin.TabularInline):
 
 
 @admin.register(SloganCard)
-class SloganCardAdmin(ContentAdmin):
+class SloganCardAdmin(PlayDifficultyMixin, ContentAdmin):
     inlines = [SloganInline]
-    list_display = ("key", "first_slogan", "second_slogan")
+    list_display = ("key", "first_slogan", "second_slogan", "play_difficulty")
+    play_game = "slogan"
     search_fields = ("key", "slogans__text")
     resource_classes = []
 
@@ -430,9 +433,10 @@ class AlfonsCardAdmin(ContentAdmin):
 
 
 @admin.register(SauschwerObject)
-class SauschwerObjectAdmin(ContentAdmin):
+class SauschwerObjectAdmin(PlayDifficultyMixin, ContentAdmin):
     resource_classes = [resources.SauschwerObjectResource]
-    list_display = ("name", "weight", "short_source")
+    list_display = ("name", "weight", "short_source", "play_difficulty")
+    play_game = "sauschwer"
     search_fields = ("name", "key", "source", "translations__text")
     fields = ("name", "key", "weight_g", "source", "created_at", "updated_at")
 

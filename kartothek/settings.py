@@ -6,6 +6,8 @@ ALLOWED_HOSTS comma-separated (default: localhost names when DEBUG is on, none o
 DATABASE_URL  e.g. postgres://user:pass@host:5432/name (default: SQLite file var/kartothek.sqlite3)
 KARTOTHEK_LANGUAGES comma-separated language codes, source language first (default: de,en)
 KARTOTHEK_VAR_DIR   where generated files go (default: var/ beside manage.py)
+KARTOTHEK_PLAY_RATE_LIMIT  room creations and joins a minute per client (default 30; 0 = off)
+KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS  an unfinished room closes after this long without play (default 24)
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from kartothek.env import env_bool, env_list, env_str
+from kartothek.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("KARTOTHEK_VAR_DIR", str(BASE_DIR / "var")))
@@ -88,6 +90,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers queue instead of failing with "database is locked" (SQLite ignores
     # select_for_update, so IMMEDIATE transactions are what serialises writes).
     DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
+    # WAL: readers (the play mode's polls) never wait for a writer; synchronous=NORMAL syncs
+    # at checkpoints instead of every commit (a power cut may lose the last moves, never
+    # corrupt the file). Without it each play action waits for a disk sync.
+    DATABASES["default"]["OPTIONS"]["init_command"] = "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -99,6 +105,8 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 TIME_ZONE = "Europe/Berlin"
 USE_I18N = True
+# The play pages' German and English strings (games/views.py picks the player's language).
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 # Content languages: the first is the source language of every card text.
@@ -133,3 +141,8 @@ STORAGES = {
     "pictures": {"BACKEND": "cards.pictures.ContentAddressedStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# Play mode (games/rooms.py): limits, room expiry, and the pace of Sign's bots in seconds.
+KARTOTHEK_PLAY_RATE_LIMIT = env_int("KARTOTHEK_PLAY_RATE_LIMIT", 30)
+KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS = env_int("KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS", 24, minimum=1)
+KARTOTHEK_PLAY_SIGN_BOT_DELAY = (2.0, 4.0)

@@ -7,6 +7,8 @@ from django.views.static import serve
 urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
+    path("api/play/", include("games.api_urls")),
+    path("play/", include("games.urls")),
     path("api/", include("exports.urls")),
     # Symbol pictures. A deployment behind a web server serves MEDIA_ROOT itself and never
     # reaches this view; a small installation is served by Django (files are public content).

@@ -1,0 +1,326 @@
+"""The play mode's JSON API (mounted at /api/play/; described in /api/openapi.json).
+
+Thin over ``games.rooms``: parse, prove the seat, call the service, answer JSON. The pages use
+it like any other client.
+
+A seat is proved by ``Authorization: Bearer TOKEN`` or by the browser's ``kt_seat_<CODE>``
+cookie (HttpOnly, SameSite=Lax, set when the seat is made unless the request says
+``"cookie": false``). A request that carries a session or seat cookie must carry Django's CSRF
+token (``X-CSRFToken``); a client without cookies needs none, so no other site can act for a
+player through the browser's cookies.
+
+``GET /api/play/rooms/CODE`` answers ``If-None-Match`` with 304 from one query on the version
+(and the token's seat), without reading the state, unless a bot or the turn timer is due.
+
+Host controls, each a POST answered with the room as the caller sees it (403 for others):
+``rooms/CODE/seats/SEAT/remove`` (the seat's token stops working; mid-game a bot takes the
+place), ``…/away`` ``{"away": true|false}`` (also a player for their own seat; a bot plays while
+away), ``…/host`` (hand the host role on), ``…/bot`` (a bot plays the seat for good),
+``rooms/CODE/bots`` (a bot takes a new seat in the lobby), ``rooms/CODE/teams``
+``{"teams": [[…], …]}`` (Sign, the rulebook's divisions only), ``rooms/CODE/again`` (play
+again with the same seats). ``GET rooms/CODE/replay[?game=N]`` steps through a finished game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import CsrfViewMiddleware
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+
+from exports.api import _etag_matches, error
+from games import rooms
+from games.models import Room, Seat
+from games.ratelimit import allow
+
+COOKIE_PREFIX = "kt_seat_"
+COOKIE_MAX_AGE = 30 * 24 * 3600
+_csrf = CsrfViewMiddleware(lambda request: HttpResponse())
+
+
+def cookie_name(code: str) -> str:
+    return f"{COOKIE_PREFIX}{code}"
+
+
+def _needs_csrf(request: HttpRequest) -> bool:
+    return settings.SESSION_COOKIE_NAME in request.COOKIES or any(
+        name.startswith(COOKIE_PREFIX) for name in request.COOKIES)
+
+
+def api_view(methods: tuple[str, ...]) -> Callable[..., Any]:
+    """JSON errors, the allowed methods, and CSRF for requests that carry cookies."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @csrf_exempt
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.method not in methods:
+                response = error(405, f"{request.method} is not allowed here; use {' or '.join(methods)}.")
+                response["Allow"] = ", ".join(methods)
+                return response
+            if request.method == "POST" and _needs_csrf(request):
+                rejected = _csrf.process_view(request, None, (), {})  # type: ignore[arg-type]
+                if rejected is not None:
+                    return error(403, "This request carries cookies but no valid CSRF token: "
+                                      "send the page's token as X-CSRFToken, or use a Bearer "
+                                      "token without cookies.")
+            try:
+                return view(request, *args, **kwargs)
+            except rooms.PlayError as exc:
+                if isinstance(exc, rooms.Stale):
+                    # the fresh room as it is ("status" stays the room's status) plus the message
+                    return _json_response({**exc.body, "error": str(exc)}, 409)
+                return error(exc.status, str(exc))
+
+        return wrapper
+
+    return decorate
+
+
+class BadRequest(rooms.PlayError):
+    status = 400
+
+
+def _body(request: HttpRequest) -> dict[str, Any]:
+    if not request.body:
+        return {}
+    try:
+        data = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadRequest(f"The request body is not JSON: {exc}.") from None
+    if not isinstance(data, dict):
+        raise BadRequest("The request body is a JSON object.")
+    return data
+
+
+def _token(request: HttpRequest, code: str) -> str | None:
+    header = request.headers.get("Authorization", "")
+    if header[:7].lower() == "bearer ":
+        return header[7:].strip()
+    return request.COOKIES.get(cookie_name(code))
+
+
+def _seat(request: HttpRequest, room: Room, *, required: bool) -> Seat | None:
+    token = _token(request, room.code)
+    if not token:
+        if required:
+            raise rooms.NotASeat("Only a seat of this room can do that: send its token.")
+        return None
+    seat = rooms.seat_for_token(room, token)
+    if seat is None:
+        raise rooms.NotASeat(f"This token is not a seat of room {room.code} (the seat may have "
+                             "been removed or given to a bot).")
+    return seat
+
+
+def _etag(version: int, seat: str | None) -> str:
+    return f'"{version}.{seat or "table"}"'
+
+
+def _json_response(body: dict[str, Any], status: int = 200) -> JsonResponse:
+    response = JsonResponse(body, status=status, json_dumps_params={"ensure_ascii": False})
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+def _room_response(body: dict[str, Any], status: int = 200) -> JsonResponse:
+    response = _json_response(body, status)
+    response["ETag"] = _etag(body["version"], body["you"])
+    return response
+
+
+def _set_seat_cookie(request: HttpRequest, response: HttpResponse, data: dict[str, Any],
+                     code: str, token: str) -> None:
+    if data.get("cookie", True) is not False:
+        response.set_cookie(cookie_name(code), token, max_age=COOKIE_MAX_AGE, httponly=True,
+                            samesite="Lax", secure=request.is_secure(), path="/")
+
+
+def _limited() -> JsonResponse:
+    response = error(429, "Too many rooms or joins from here in a minute; wait a moment.")
+    response["Retry-After"] = "60"
+    return response
+
+
+# --- rooms -----------------------------------------------------------------------------------
+
+
+@api_view(("POST",))
+def create_room(request: HttpRequest) -> HttpResponse:
+    data = _body(request)
+    if not allow(request):
+        return _limited()
+    user = request.user if request.user.is_authenticated else None
+    room, seat = rooms.open_room(
+        game=data.get("game"), language=data.get("language"),  # type: ignore[arg-type]
+        release=data.get("release", "latest"), options=data.get("options"),
+        name=data.get("name"), user=user, seed=data.get("seed"),  # type: ignore[arg-type]
+        pass_and_play=bool(data.get("pass_and_play", False)),
+        turn_timer=data.get("turn_timer", 0),
+    )
+    token: str = seat.token  # type: ignore[attr-defined]
+    response = _json_response({"code": room.code, "seat": seat.seat, "token": token,
+                               "version": room.version}, 201)
+    response["Location"] = f"/api/play/rooms/{room.code}"
+    _set_seat_cookie(request, response, data, room.code, token)
+    return response
+
+
+@api_view(("GET", "HEAD"))
+def room(request: HttpRequest, code: str) -> HttpResponse:
+    # One query decides a 304: the token's seat with its room's version (or the room's
+    # version alone for the table). Only a changed room (or a due bot or timer) reads more.
+    code = code.upper()
+    token = _token(request, code)
+    seat: Seat | None = None
+    if token:
+        seat = rooms.find_seat(code, token)
+        if seat is None:
+            found = rooms.get_room(code)  # 404 for an unknown room, else the token is wrong
+            raise rooms.NotASeat(f"This token is not a seat of room {found.code} (the seat may "
+                                 "have been removed or given to a bot).")
+        poll: dict[str, Any] = seat.poll  # type: ignore[attr-defined]
+    else:
+        row = Room.objects.order_by().filter(code=code).values_list(
+            "version", "due_at", "status", "last_activity").first()
+        if row is None:
+            raise rooms.NoRoom(f"There is no room {code}. Check the code.")
+        poll = dict(zip(("version", "due_at", "status", "last_activity"), row, strict=True))
+    now = timezone.now()
+    etag = _etag(poll["version"], seat.seat if seat else None)
+    fresh = not rooms._expired(poll["status"], poll["last_activity"], now)
+    if fresh and (poll["due_at"] is None or poll["due_at"] > now) and _etag_matches(request, etag):
+        response = HttpResponse(status=304)
+        response["ETag"] = etag
+        response["Cache-Control"] = "private, no-cache"
+        return response
+    found = rooms.load_room(seat.room_id) if seat else rooms.get_room(code)
+    rooms.check_expiry(found)
+    found = rooms.step_bots(found)
+    return _room_response(rooms.snapshot(found, seat))
+
+
+def _acting_seat(request: HttpRequest, code: str) -> Seat:
+    """The seat the request's token proves (one query), for an action."""
+    code = code.upper()
+    token = _token(request, code)
+    if not token:
+        rooms.get_room(code)  # 404 first for an unknown room
+        raise rooms.NotASeat("Only a seat of this room can do that: send its token.")
+    seat = rooms.find_seat(code, token)
+    if seat is None:
+        found = rooms.get_room(code)  # 404 for an unknown room, else the token is wrong
+        raise rooms.NotASeat(f"This token is not a seat of room {found.code} (the seat may have "
+                             "been removed or given to a bot).")
+    if rooms._expired(seat.poll["status"], seat.poll["last_activity"]):  # type: ignore[attr-defined]
+        rooms.check_expiry(rooms.load_room(seat.room_id))
+    return seat
+
+
+@api_view(("POST",))
+def join(request: HttpRequest, code: str) -> HttpResponse:
+    data = _body(request)
+    found = rooms.get_room(code)
+    if not allow(request):
+        return _limited()
+    seat = rooms.join(found, name=data.get("name"))  # type: ignore[arg-type]
+    token: str = seat.token  # type: ignore[attr-defined]
+    response = _json_response({"seat": seat.seat, "token": token}, 201)
+    _set_seat_cookie(request, response, data, found.code, token)
+    return response
+
+
+@api_view(("POST",))
+def start(request: HttpRequest, code: str) -> HttpResponse:
+    data = _body(request)
+    found = rooms.get_room(code)
+    seat = _seat(request, found, required=True)
+    assert seat is not None
+    user = request.user if request.user.is_authenticated else None
+    started = rooms.start(found, seat, options=data.get("options"), user=user)
+    return _json_response({"version": started.version})
+
+
+@api_view(("POST",))
+def actions(request: HttpRequest, code: str) -> HttpResponse:
+    data = _body(request)
+    seat = _acting_seat(request, code)
+    body = rooms.act(code.upper(), seat, action_id=data.get("id"),  # type: ignore[arg-type]
+                     version=data.get("version"), action=data.get("action"))  # type: ignore[arg-type]
+    return _room_response(body)
+
+
+# --- host controls (each answers with the room as the caller sees it) -------------------------
+
+
+def _control(request: HttpRequest, code: str,
+             change: Callable[[Room, Seat, dict[str, Any]], Room]) -> HttpResponse:
+    data = _body(request)
+    found = rooms.get_room(code)
+    seat = _seat(request, found, required=True)
+    assert seat is not None
+    changed = change(found, seat, data)
+    fresh = changed.seats.filter(pk=seat.pk, removed=False, bot=False).first()
+    return _room_response(rooms.snapshot(changed, fresh))
+
+
+@api_view(("POST",))
+def remove_seat(request: HttpRequest, code: str, seat_id: str) -> HttpResponse:
+    return _control(request, code, lambda r, s, d: rooms.remove_seat(r, s, seat_id))
+
+
+@api_view(("POST",))
+def away(request: HttpRequest, code: str, seat_id: str) -> HttpResponse:
+    def change(r: Room, s: Seat, d: dict[str, Any]) -> Room:
+        value = d.get("away", True)
+        if not isinstance(value, bool):
+            raise BadRequest("\"away\" is true or false.")
+        return rooms.set_away(r, s, seat_id, value)
+
+    return _control(request, code, change)
+
+
+@api_view(("POST",))
+def give_host(request: HttpRequest, code: str, seat_id: str) -> HttpResponse:
+    return _control(request, code, lambda r, s, d: rooms.give_host(r, s, seat_id))
+
+
+@api_view(("POST",))
+def seat_to_bot(request: HttpRequest, code: str, seat_id: str) -> HttpResponse:
+    return _control(request, code, lambda r, s, d: rooms.give_to_bot(r, s, seat_id))
+
+
+@api_view(("POST",))
+def add_bot(request: HttpRequest, code: str) -> HttpResponse:
+    return _control(request, code, lambda r, s, d: rooms.give_to_bot(r, s, None))
+
+
+@api_view(("POST",))
+def teams(request: HttpRequest, code: str) -> HttpResponse:
+    return _control(request, code, lambda r, s, d: rooms.set_teams(r, s, d.get("teams")))  # type: ignore[arg-type]
+
+
+@api_view(("POST",))
+def again(request: HttpRequest, code: str) -> HttpResponse:
+    return _control(request, code, lambda r, s, d: rooms.play_again(r, s))
+
+
+@api_view(("GET", "HEAD"))
+def replay(request: HttpRequest, code: str) -> HttpResponse:
+    found = rooms.get_room(code)
+    number = request.GET.get("game")
+    if number is not None and not number.isdigit():
+        raise BadRequest("game is the number of a game of this room (1, 2, …).")
+    steps = rooms.replay(found, int(number) if number else None)
+    return _json_response({"code": found.code, "game": found.game, "steps": steps})
+
+
+@csrf_exempt
+def not_found(request: HttpRequest, path: str = "") -> JsonResponse:
+    return error(404, f"There is nothing at /api/play/{path}; see /api/openapi.json.")

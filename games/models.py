@@ -1,0 +1,146 @@
+"""Rooms of the play mode: the engine state, its seats and the log of applied actions.
+
+A room pins the pack it was opened with (a release, or the bytes of a curator's draft), so
+publishing changes no running game. Every change to a room goes through ``games.rooms``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+from cards.models import Game
+
+
+class Room(models.Model):
+    class Status(models.TextChoices):
+        LOBBY = "lobby", "lobby"
+        PLAYING = "playing", "playing"
+        FINISHED = "finished", "finished"
+
+    code = models.CharField(max_length=8, unique=True)
+    game = models.CharField(max_length=20, choices=Game.choices)
+    language = models.CharField(max_length=10)
+    # The pinned pack: a release, or (a curator's playtest) the draft's canonical bytes.
+    release = models.ForeignKey(
+        "exports.Release", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    draft_pack = models.BinaryField(null=True, blank=True)
+    seed = models.CharField(max_length=64)
+    options = models.JSONField(default=dict, blank=True)
+    # The engine state as text, not JSONField: PostgreSQL's jsonb would reorder dict keys,
+    # and the engines iterate dicts in insertion order.
+    state_json = models.TextField(blank=True, default="")
+    version = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY)
+    game_number = models.PositiveIntegerField(default=0, help_text="1 for the first game, 2 after play again")
+    games = models.JSONField(
+        default=list, blank=True,
+        help_text="every game of this room: number, seed, players, options, result",
+    )
+    pass_and_play = models.BooleanField(default=False)
+    turn_timer = models.PositiveIntegerField(default=0, help_text="seconds; 0 = no timer")
+    # When a poll must take the lock: a bot (Sign: at a human pace) or the turn timer is due.
+    due_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_activity = models.DateTimeField(auto_now_add=True, db_index=True)
+    last_action_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    stats_recorded = models.PositiveIntegerField(default=0, help_text="last game counted in card stats")
+
+    class Meta:
+        ordering = ["-last_activity"]
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.get_game_display()}, {self.status})"
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        return json.loads(self.state_json) if self.state_json else None
+
+    @state.setter
+    def state(self, value: dict[str, Any] | None) -> None:
+        self.state_json = "" if value is None else json.dumps(value, separators=(",", ":"))
+
+
+class Seat(models.Model):
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seats")
+    seat = models.CharField(max_length=8, help_text="the engine's player id")
+    position = models.PositiveSmallIntegerField(help_text="seating order, clockwise")
+    name = models.CharField(max_length=40)
+    token_hash = models.CharField(max_length=64, unique=True)
+    host = models.BooleanField(default=False)
+    bot = models.BooleanField(default=False)
+    away = models.BooleanField(default=False)
+    removed = models.BooleanField(default=False)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "seat"], name="one_seat_id_per_room"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.room.code}/{self.seat} {self.name}"
+
+
+class ActionLog(models.Model):
+    """One applied action: who, what, the room's version after it, when."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="log")
+    game_number = models.PositiveIntegerField()
+    seat = models.CharField(max_length=8)
+    action_id = models.CharField(max_length=64)
+    action = models.JSONField()
+    version = models.PositiveIntegerField(help_text="the room's version after this action")
+    by = models.CharField(max_length=10, default="player", help_text="player, bot or timer")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "action_id"], name="one_action_per_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.room_id} v{self.version} {self.seat} {self.action.get('type')}"
+
+
+class RateHit(models.Model):
+    """Requests of one client in one minute (shared by every app server through the database)."""
+
+    key = models.CharField(max_length=100)
+    minute = models.PositiveBigIntegerField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["key", "minute"], name="one_count_per_minute")]
+
+    def __str__(self) -> str:
+        return f"{self.key} @{self.minute}: {self.count}"
+
+
+class CardPlayStat(models.Model):
+    """How a card did in real play, summed over finished rooms (for the admin's difficulty)."""
+
+    game = models.CharField(max_length=20, choices=Game.choices)
+    key = models.CharField(max_length=100)
+    played = models.PositiveIntegerField(default=0)
+    right = models.PositiveIntegerField(
+        default=0, help_text="slogans answered right, concepts solved, doubts won")
+    wrong = models.PositiveIntegerField(
+        default=0, help_text="slogans answered wrong, concepts missed, doubts lost")
+    hints = models.PositiveIntegerField(default=0, help_text="symbols: hints before a solution")
+    doubted = models.PositiveIntegerField(default=0, help_text="sauschwer: rounds doubted")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "key"], name="one_stat_per_card")]
+
+    def __str__(self) -> str:
+        return f"{self.game}/{self.key}"

@@ -1,0 +1,931 @@
+"""The play mode's service layer: the one place between the network and the rules.
+
+Views and the JSON API stay thin over these functions; nothing else calls an engine for a
+room. Every change happens in one transaction with the room locked (``select_for_update`` on
+PostgreSQL; SQLite's transactions are IMMEDIATE, see kartothek/settings.py), and every answer
+for a seat is made from ``engine.view(state, seat)`` only.
+
+Errors (each carries a message a player can read; the API maps them to HTTP):
+``NoRoom`` → 404, ``NotASeat`` / ``NotAllowed`` → 403, ``RoomFull`` / ``RoomStarted`` → 409,
+``Stale(body)`` → 409 with the fresh body, ``Refused`` → 400.
+
+Versions: a room's ``version`` grows by one with every applied action (bots and the timer
+included) and with every change to the seats or the status, so it is the ETag of the room.
+An action carries the version its sender saw. In the turn-based games (symbols, slogan,
+sauschwer) an action sent at an older version is refused with ``Stale`` (the situation the
+player decided on has changed: a "Stop!" meant for one placement must not hit the next). In
+Sign, which is played in real time by everyone at once, an action sent at an older version
+applies when the engine still accepts it, and is ``Stale`` otherwise (the card was taken).
+
+Idempotency: an action id is remembered per room; the same id again applies nothing and
+answers with the room as it is now (which includes the first application).
+
+Tokens: a seat's token is shown once, when the seat is made (``seat.token``, not stored);
+the database keeps its sha256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+import re
+import secrets
+import unicodedata
+from collections import OrderedDict
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games import bots, engines
+from games.engines import IllegalAction
+from games.models import ActionLog, CardPlayStat, Room, Seat
+
+__all__ = [
+    "ALPHABET", "NoRoom", "NotASeat", "NotAllowed", "PlayError", "Refused", "RoomFull",
+    "RoomStarted", "Stale", "act", "get_room", "give_host", "give_to_bot", "join",
+    "open_room", "play_again", "remove_seat", "replay", "seat_for_token", "set_away",
+    "set_teams", "snapshot", "start", "step_bots",
+]
+
+# Room codes: no look-alikes (0/O, 1/I/L, 2/Z, 5/S, 8/B, U/V).
+ALPHABET = "34679ACDEFGHJKMNPQRTWXY"
+CODE_LENGTH = 5
+
+
+logger = logging.getLogger(__name__)
+
+# Actions that nobody owes: the turn timer never hands a seat to a bot for skipping these.
+OPTIONAL_ACTIONS = {"stop", "replace", "challenge"}
+# The rulebook's Sign divisions (team sizes, largest first) by number of players.
+SIGN_DIVISIONS: dict[int, list[tuple[int, ...]]] = {
+    4: [(2, 2)], 5: [(3, 2)], 6: [(3, 3), (2, 2, 2)], 7: [(4, 3), (3, 2, 2)],
+    8: [(4, 4)], 9: [(3, 3, 3)],
+}
+MAX_BOT_STEPS = 2_000  # per request: a game of bots ends long before
+NAME_MAX = 40
+ACTION_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+
+class PlayError(Exception):
+    """Base of the play mode's errors; ``str(error)`` is for the player, ``status`` for HTTP."""
+
+    status = 400
+
+
+class NoRoom(PlayError):
+    status = 404
+
+
+class NotASeat(PlayError):
+    status = 403
+
+
+class NotAllowed(PlayError):
+    status = 403
+
+
+class RoomFull(PlayError):
+    status = 409
+
+
+class RoomStarted(PlayError):
+    status = 409
+
+
+class NoRelease(PlayError):
+    status = 404
+
+
+class Refused(PlayError):
+    status = 400
+
+
+class Stale(PlayError):
+    """The action is no longer legal: someone was faster. ``body`` is the fresh snapshot."""
+
+    status = 409
+
+    def __init__(self, message: str, body: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.body = body
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _now() -> datetime:
+    return timezone.now()
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def is_curator(user: Any) -> bool:
+    return bool(user is not None and getattr(user, "is_authenticated", False)
+                and user.has_perm("exports.add_release"))
+
+
+def _engine(room: Room) -> Any:
+    return engines.get(room.game)
+
+
+def _clean_name(name: Any) -> str:
+    if not isinstance(name, str):
+        raise Refused("Please give a name.")
+    name = "".join(ch for ch in unicodedata.normalize("NFC", name)
+                   if unicodedata.category(ch)[0] != "C").strip()
+    if not name:
+        raise Refused("Please give a name.")
+    if len(name) > NAME_MAX:
+        raise Refused(f"A name has at most {NAME_MAX} characters.")
+    return name
+
+
+def _new_code() -> str:
+    for _ in range(50):
+        code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+        if not Room.objects.filter(code=code).exists():
+            return code
+    raise PlayError("No free room code was found; please try again.")
+
+
+def _seats(room: Room) -> list[Seat]:
+    """Every seat of the room in seating order, read once per request (kept on the instance;
+    changes go through these same objects)."""
+    cached: list[Seat] | None = room.__dict__.get("_seats_cache")
+    if cached is None:
+        cached = list(room.seats.order_by("position"))
+        room.__dict__["_seats_cache"] = cached
+    return cached
+
+
+def _forget_seats(room: Room) -> None:
+    room.__dict__.pop("_seats_cache", None)
+
+
+def _new_seat(room: Room, *, name: str, host: bool = False, bot: bool = False) -> Seat:
+    _forget_seats(room)
+    numbers = [int(s[1:]) for s in room.seats.values_list("seat", flat=True) if s[1:].isdigit()]
+    number = max(numbers, default=0) + 1
+    token = secrets.token_urlsafe(24)
+    seat = Seat.objects.create(room=room, seat=f"p{number}", position=number, name=name,
+                               token_hash=hash_token(token), host=host, bot=bot)
+    seat.token = token  # type: ignore[attr-defined]  # shown once, never stored
+    return seat
+
+
+def _expiry() -> timedelta:
+    return timedelta(hours=settings.KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS)
+
+
+def _expired(status: str, last_activity: datetime, now: datetime | None = None) -> bool:
+    return status != Room.Status.FINISHED and last_activity < (now or _now()) - _expiry()
+
+
+def _game_seed(room: Room) -> str:
+    return room.seed if room.game_number <= 1 else f"{room.seed}:{room.game_number}"
+
+
+# Parsed states and packs by key: a state at a version never changes, nor does a release.
+class _Lru(OrderedDict):  # type: ignore[type-arg]
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def put(self, key: Any, value: Any) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.size:
+            self.popitem(last=False)
+
+
+_STATES = _Lru(512)
+_PACKS = _Lru(16)
+
+
+def _state_key(room: Room) -> tuple[Any, ...]:
+    # The code and seed too: a test database (or SQLite after a rollback) may reuse a pk.
+    return (room.pk, room.code, room.seed, room.game_number, room.version)
+
+
+def room_state(room: Room) -> dict[str, Any] | None:
+    """The room's engine state (shared: callers must not mutate it)."""
+    key = _state_key(room)
+    own = room.__dict__.get("_own_state")
+    if own is not None and own[0] == key:
+        return own[1]  # type: ignore[no-any-return]  # changed in this transaction
+    found = _STATES.get(key)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    if "state_json" in room.get_deferred_fields():
+        room.refresh_from_db(fields=["state_json"])
+    state = room.state
+    if state is not None and own is None:
+        _STATES.put(key, state)  # as committed: a state at a version never changes
+    return state
+
+
+def _set_state(room: Room, state: dict[str, Any]) -> None:
+    room.state = state
+    key = _state_key(room)
+    room.__dict__["_own_state"] = (key, state)
+    # Shared with other requests only once committed: a rolled-back version may come again
+    # with another state.
+    transaction.on_commit(lambda: _STATES.put(key, state))
+
+
+def room_pack(room: Room) -> dict[str, Any]:
+    """The pack the room was opened with (its release, or the pinned draft)."""
+    from exports.models import Release
+
+    if room.release_id is not None:
+        digest = Release.objects.filter(pk=room.release_id).values_list("sha256", flat=True).get()
+        key: Any = ("release", digest)
+    else:
+        key = ("draft", room.pk, room.code, room.seed)
+    found = _PACKS.get(key)
+    if found is None:
+        data = bytes(room.release.data if room.release_id is not None else room.draft_pack or b"{}")
+        found = json.loads(data)
+        _PACKS.put(key, found)
+    return found  # type: ignore[no-any-return]
+
+
+def _locked(code: str) -> Room:
+    try:
+        return Room.objects.select_for_update().get(code=code)
+    except Room.DoesNotExist:
+        raise NoRoom(f"There is no room {code}.") from None
+
+
+def _touch(room: Room, now: datetime, *, bump: bool = True) -> None:
+    if bump:
+        room.version += 1
+    room.last_activity = now
+
+
+def _host_check(room: Room, by: Seat) -> Seat:
+    fresh = next((s for s in _seats(room) if s.pk == by.pk and not s.removed and not s.bot), None)
+    if fresh is None:
+        raise NotASeat("This seat no longer belongs to this room.")
+    if not fresh.host:
+        raise NotAllowed("Only the host can do that.")
+    return fresh
+
+
+def _seat_of(room: Room, seat_id: str) -> Seat:
+    seat = next((s for s in _seats(room) if s.seat == seat_id and not s.removed), None)
+    if seat is None:
+        raise NoRoom(f"There is no seat {seat_id} in room {room.code}.")
+    return seat
+
+
+def _players(room: Room) -> list[str]:
+    state = room_state(room)
+    return list(state["players"]) if state else []
+
+
+# --- rooms, seats, start -----------------------------------------------------------------------
+
+
+def open_room(*, game: str, language: str, release: int | str = "latest",
+              options: dict[str, Any] | None = None, name: str, user: Any = None,
+              seed: str | int | None = None, pass_and_play: bool = False,
+              turn_timer: int = 0) -> tuple[Room, Seat]:
+    """A new room in the lobby with its creator as host; returns the room and the host's seat
+    (``seat.token`` holds the plain token, shown once).
+
+    ``release``: a release number, ``"latest"`` or ``"draft"`` (the draft's bytes are pinned).
+    ``"draft"``, ``seed`` and the ``stack`` option need a curator ``user`` (``NotAllowed``).
+    Option names are checked here; their values by the engine at ``start`` (they may name
+    seats), refused there with the engine's message.
+    """
+    from exports.models import Release
+    from exports.packs import DRAFT, PackError, build_pack, canonical
+
+    if game not in engines.ENGINES:
+        raise Refused(f"There is no game '{game}'; the games are: {', '.join(engines.ENGINES)}.")
+    if language not in settings.KARTOTHEK_LANGUAGES:
+        raise Refused(f"There is no language '{language}'; the languages are: "
+                      f"{', '.join(settings.KARTOTHEK_LANGUAGES)}.")
+    name = _clean_name(name)
+    options = _check_options(game, options, user)
+    curator = is_curator(user)
+    if seed is not None and not curator:
+        raise NotAllowed("Only logged-in curators may choose a seed (for playtesting).")
+    if seed is not None and (not isinstance(seed, (str, int)) or isinstance(seed, bool)
+                             or len(str(seed)) > 64):
+        raise Refused("A seed is a number or a text of up to 64 characters.")
+    if not isinstance(turn_timer, int) or isinstance(turn_timer, bool) or not 0 <= turn_timer <= 3600:
+        raise Refused("The turn timer is a number of seconds from 0 (off) to 3600.")
+    pinned: Release | None = None
+    draft: bytes | None = None
+    if release == DRAFT:
+        if not curator:
+            raise NotAllowed("Only logged-in curators may play the draft (to playtest it).")
+        try:
+            draft = canonical(build_pack(game, language))
+        except PackError as exc:
+            raise Refused(str(exc)) from None
+    elif release in (None, "latest"):
+        pinned = Release.objects.latest_of(game, language)
+        if pinned is None:
+            raise NoRelease(f"No release of {game} ({language}) has been published yet.")
+    else:
+        if isinstance(release, bool) or not isinstance(release, (int, str)) or not str(release).isdigit():
+            raise Refused(f"'{release}' is not a release number, 'latest' or 'draft'.")
+        pinned = Release.objects.filter(game=game, language=language, version=int(release)).first()
+        if pinned is None:
+            raise NoRelease(f"There is no release {release} of {game} ({language}).")
+    now = _now()
+    with transaction.atomic():
+        room = Room.objects.create(
+            code=_new_code(), game=game, language=language, release=pinned, draft_pack=draft,
+            seed=str(seed) if seed is not None else secrets.token_hex(8), options=options,
+            pass_and_play=bool(pass_and_play), turn_timer=turn_timer, last_activity=now,
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+        )
+        seat = _new_seat(room, name=name, host=True)
+    return room, seat
+
+
+def _check_options(game: str, options: Any, user: Any) -> dict[str, Any]:
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise Refused("Options are a JSON object.")
+    known = getattr(engines.get(game), "OPTIONS", None)
+    if known is not None:
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise Refused(f"{game} has no option {', '.join(unknown)}; the options are: "
+                          f"{', '.join(known)}.")
+    if "stack" in options and not is_curator(user):
+        raise NotAllowed("Only logged-in curators may stack the piles (for playtesting).")
+    return dict(options)
+
+
+def get_room(code: str) -> Room:
+    """The room with that code (case-insensitive), or ``NoRoom``; an unfinished room idle for
+    longer than ``KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS`` is deleted and reported as ``NoRoom``."""
+    code = (code or "").strip().upper()
+    room = Room.objects.filter(code=code).defer("state_json", "draft_pack").first()
+    if room is None:
+        raise NoRoom(f"There is no room {code}. Check the code.")
+    check_expiry(room)
+    return room
+
+
+def check_expiry(room: Room) -> None:
+    """``NoRoom`` (and the room deleted) when an unfinished room has been idle too long."""
+    if _expired(room.status, room.last_activity):
+        Room.objects.filter(pk=room.pk, last_activity=room.last_activity).delete()
+        raise NoRoom(f"Room {room.code} has closed after "
+                     f"{settings.KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS} hours without play.")
+
+
+_SEAT_COLUMNS = ("pk", "seat", "position", "name", "token_hash", "host", "bot", "away", "removed")
+_ROOM_COLUMNS = ("version", "due_at", "status", "last_activity")
+
+
+def find_seat(code: str, token: str) -> Seat | None:
+    """The seat a token proves in the room with that code, or ``None``. The seat's room is
+    not loaded: ``seat.poll`` holds the room's version, due_at, status and last_activity
+    (what a poll needs to answer 304), read by the same single query."""
+    row = (Seat.objects.order_by()
+           .filter(room__code=(code or "").strip().upper(), token_hash=hash_token(token),
+                   removed=False, bot=False)
+           .values_list(*_SEAT_COLUMNS, "room_id", *(f"room__{c}" for c in _ROOM_COLUMNS))
+           .first())
+    if row is None:
+        return None
+    seat = Seat(**dict(zip(_SEAT_COLUMNS, row[: len(_SEAT_COLUMNS)], strict=True)),
+                room_id=row[len(_SEAT_COLUMNS)])
+    seat._state.adding = False
+    seat._state.db = "default"
+    seat.poll = dict(zip(_ROOM_COLUMNS, row[len(_SEAT_COLUMNS) + 1:], strict=True))  # type: ignore[attr-defined]
+    return seat
+
+
+def load_room(pk: int) -> Room:
+    """The room by its id, state deferred (for a poll that must answer 200)."""
+    try:
+        return Room.objects.order_by().defer("state_json", "draft_pack").get(pk=pk)
+    except Room.DoesNotExist:
+        raise NoRoom("This room has just closed.") from None
+
+
+def join(room: Room, *, name: str) -> Seat:
+    """A new seat in the lobby (``seat.token`` holds the plain token); ``RoomFull`` at the
+    game's maximum, ``RoomStarted`` once the game has started."""
+    name = _clean_name(name)
+    with transaction.atomic():
+        room = _locked(room.code)
+        if room.status != Room.Status.LOBBY:
+            raise RoomStarted("The game in this room has already started.")
+        maximum = _engine(room).MAX_PLAYERS
+        if room.seats.filter(removed=False).count() >= maximum:
+            raise RoomFull(f"The room is full: {room.get_game_display()} is for at most "
+                           f"{maximum} players.")
+        seat = _new_seat(room, name=name)
+        room.options.pop("teams", None)  # the seats changed: the host sets teams again
+        _touch(room, _now())
+        room.save()
+    return seat
+
+
+def seat_for_token(room: Room, token: str) -> Seat | None:
+    """The room's seat that token proves (a removed or bot seat proves nothing)."""
+    if not token:
+        return None
+    return room.seats.filter(token_hash=hash_token(token), removed=False, bot=False).first()
+
+
+def _deal(room: Room, players: list[str], options: dict[str, Any], now: datetime) -> None:
+    engine = _engine(room)
+    room.game_number += 1
+    try:
+        state = engine.setup(players, room_pack(room), seed=_game_seed(room), options=options)
+    except (ValueError, KeyError, TypeError) as exc:
+        room.game_number -= 1
+        raise Refused(str(exc).strip("'\"")) from None
+    room.status = Room.Status.PLAYING
+    room.options = options
+    room.games = [*room.games, {"number": room.game_number, "seed": _game_seed(room),
+                                "players": players, "options": options, "result": None,
+                                "started": now.isoformat()}]
+    _touch(room, now)
+    _set_state(room, state)
+    room.last_action_at = now
+    _run_bots(room, now)
+    _schedule(room, now)
+
+
+def start(room: Room, seat: Seat, *, options: dict[str, Any] | None = None, user: Any = None) -> Room:
+    """Host only: deal the game for the seats present (at least the game's minimum).
+    ``options`` are merged over the room's (e.g. Sign ``teams`` as lists of seat ids);
+    a ``stack`` among them needs a curator ``user``."""
+    with transaction.atomic():
+        room = _locked(room.code)
+        _host_check(room, seat)
+        if room.status != Room.Status.LOBBY:
+            raise RoomStarted("The game has already started.")
+        engine = _engine(room)
+        players = list(room.seats.filter(removed=False).order_by("position")
+                       .values_list("seat", flat=True))
+        if len(players) < engine.MIN_PLAYERS:
+            raise Refused(f"{room.get_game_display()} needs at least {engine.MIN_PLAYERS} players; "
+                          f"{len(players)} are here. Invite more or add a bot.")
+        merged = {**room.options, **_check_options(room.game, options, user)}
+        if "teams" in merged:
+            _check_teams(room, merged["teams"], players)
+        _deal(room, players, merged, _now())
+        room.save()
+    return room
+
+
+def allowed_divisions(players: int) -> list[tuple[int, ...]]:
+    helper = getattr(engines.get("sign"), "allowed_divisions", None)
+    if helper is not None:
+        return [tuple(sorted(d, reverse=True)) for d in helper(players)]
+    return SIGN_DIVISIONS.get(players, [])
+
+
+def _check_teams(room: Room, teams: Any, players: list[str]) -> None:
+    if room.game != "sign":
+        raise Refused("Only Sign is played in teams.")
+    if (not isinstance(teams, list) or not all(isinstance(t, list) for t in teams)
+            or not all(isinstance(p, str) for t in teams for p in t)):
+        raise Refused("Teams are lists of seat ids, e.g. [[\"p1\", \"p3\"], [\"p2\", \"p4\"]].")
+    flat = [p for t in teams for p in t]
+    if sorted(flat) != sorted(players):
+        raise Refused("Every seat plays in exactly one team.")
+    sizes = tuple(sorted((len(t) for t in teams), reverse=True))
+    allowed = allowed_divisions(len(players))
+    if sizes not in allowed:
+        shown = " or ".join("-".join(map(str, d)) for d in allowed)
+        raise Refused(f"With {len(players)} players the rulebook's teams are {shown}, "
+                      f"not {'-'.join(map(str, sizes))}.")
+
+
+def set_teams(room: Room, by: Seat, teams: list[list[str]]) -> Room:
+    """Host only, Sign, in the lobby: the teams as lists of seat ids; only the rulebook's
+    divisions (4 → 2-2, 5 → 3-2, 6 → 3-3 or 2-2-2, 7 → 4-3 or 3-2-2, 8 → 4-4, 9 → 3-3-3)."""
+    with transaction.atomic():
+        room = _locked(room.code)
+        _host_check(room, by)
+        if room.status != Room.Status.LOBBY:
+            raise RoomStarted("Teams are set before the game starts.")
+        players = list(room.seats.filter(removed=False).values_list("seat", flat=True))
+        _check_teams(room, teams, players)
+        room.options = {**room.options, "teams": [list(t) for t in teams]}
+        _touch(room, _now())
+        room.save()
+    return room
+
+
+# --- host controls ---------------------------------------------------------------------------
+
+
+def remove_seat(room: Room, by: Seat, seat_id: str) -> Room:
+    """Host only: the seat's token stops working. In the lobby the seat goes; during a game
+    a bot takes over its place (the engine's players cannot change mid-game)."""
+    with transaction.atomic():
+        room = _locked(room.code)
+        host = _host_check(room, by)
+        target = _seat_of(room, seat_id)
+        if target.pk == host.pk:
+            raise Refused("The host cannot remove their own seat; hand the host role on first.")
+        now = _now()
+        if room.status == Room.Status.LOBBY:
+            target.delete()
+            _forget_seats(room)
+            room.options.pop("teams", None)
+        else:
+            target.removed = True
+            target.bot = True
+            target.save()
+            _run_bots(room, now)
+            _schedule(room, now)
+        _touch(room, now)
+        room.save()
+    return room
+
+
+def set_away(room: Room, by: Seat, seat_id: str, away: bool = True) -> Room:
+    """The host for any seat, or a player for their own: while away, a bot plays the seat;
+    the player's next action brings them back."""
+    with transaction.atomic():
+        room = _locked(room.code)
+        actor = next((s for s in _seats(room) if s.pk == by.pk and not s.removed and not s.bot), None)
+        if actor is None:
+            raise NotASeat("This seat no longer belongs to this room.")
+        target = _seat_of(room, seat_id)
+        if not actor.host and target.pk != actor.pk:
+            raise NotAllowed("Only the host can mark another player away.")
+        if target.bot:
+            raise Refused("A bot plays this seat already.")
+        now = _now()
+        target.away = bool(away)
+        target.save()
+        if room.status == Room.Status.PLAYING:
+            _run_bots(room, now)
+            _schedule(room, now)
+        _touch(room, now)
+        room.save()
+    return room
+
+
+def give_host(room: Room, by: Seat, seat_id: str) -> Room:
+    """Host only: another human seat becomes the host."""
+    with transaction.atomic():
+        room = _locked(room.code)
+        host = _host_check(room, by)
+        target = _seat_of(room, seat_id)
+        if target.bot:
+            raise Refused("A bot cannot be the host.")
+        host.host = False
+        host.save()
+        target.host = True
+        target.save()
+        _touch(room, _now())
+        room.save()
+    return room
+
+
+def give_to_bot(room: Room, by: Seat, seat_id: str | None = None) -> Room:
+    """Host only: the seat becomes a bot for good (its token stops working). ``seat_id=None``
+    in the lobby adds a new bot seat instead (three friends can play a four-player game)."""
+    with transaction.atomic():
+        room = _locked(room.code)
+        host = _host_check(room, by)
+        now = _now()
+        if seat_id is None:
+            if room.status != Room.Status.LOBBY:
+                raise RoomStarted("Bots join in the lobby; during a game give a seat to a bot.")
+            maximum = _engine(room).MAX_PLAYERS
+            count = room.seats.filter(removed=False).count()
+            if count >= maximum:
+                raise RoomFull(f"The room is full: at most {maximum} players.")
+            bots_here = room.seats.filter(bot=True).count()
+            _new_seat(room, name=f"Bot {bots_here + 1}", bot=True)
+            room.options.pop("teams", None)
+        else:
+            target = _seat_of(room, seat_id)
+            if target.pk == host.pk:
+                raise Refused("Hand the host role on before giving your own seat to a bot.")
+            target.bot = True
+            target.away = False
+            target.token_hash = hash_token(secrets.token_urlsafe(24))  # the old token is void
+            target.save()
+            if room.status == Room.Status.PLAYING:
+                _run_bots(room, now)
+                _schedule(room, now)
+        _touch(room, now)
+        room.save()
+    return room
+
+
+def new_token(room: Room, by: Seat, seat_id: str) -> str:
+    """Host only: a fresh token for a human seat (its rejoin link, to move to another
+    device); the seat's old token stops working at once. Returns the new plain token."""
+    with transaction.atomic():
+        room = _locked(room.code)
+        _host_check(room, by)
+        target = _seat_of(room, seat_id)
+        if target.bot:
+            raise Refused("A bot plays this seat; there is nobody to rejoin.")
+        token = secrets.token_urlsafe(24)
+        target.token_hash = hash_token(token)
+        target.save(update_fields=["token_hash"])
+        _touch(room, _now(), bump=False)
+        room.save(update_fields=["last_activity"])
+    return token
+
+
+def play_again(room: Room, by: Seat) -> Room:
+    """Host only, after the game has finished: a new game with the same seats and options in
+    the same room (same code, same tokens), a new seed; the old game stays in the log."""
+    with transaction.atomic():
+        room = _locked(room.code)
+        _host_check(room, by)
+        if room.status != Room.Status.FINISHED:
+            raise Refused("The game is still running.")
+        players = list(room.games[-1]["players"])
+        _deal(room, players, dict(room.options), _now())
+        room.save()
+    return room
+
+
+# --- the one function between the network and the rules ----------------------------------------
+
+
+def act(code: str, seat: Seat, *, action_id: str, version: int, action: dict[str, Any]) -> dict[str, Any]:
+    """Apply one action of ``seat``; returns ``snapshot(room, seat)`` after it and after the
+    bots' moves. ``Stale(body)`` when the action is no longer legal, ``Refused`` when the engine
+    refuses it, ``NotASeat`` for a removed seat; the same ``action_id`` again applies nothing."""
+    if not isinstance(action_id, str) or not ACTION_ID.match(action_id):
+        raise Refused("An action needs an \"id\": 1 to 64 letters, digits or -_.: (a fresh one "
+                      "per action; the same id again applies nothing).")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise Refused("An action needs the \"version\" of the room it was chosen in.")
+    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+        raise Refused("An action is a JSON object with a \"type\".")
+    # The answer (the view, the JSON) is made after the commit: the lock is held only while
+    # the action is checked, applied and stored.
+    room, seat, stale = _act_locked(code, seat, action_id, version, action)
+    if stale is not None:
+        raise Stale(stale, snapshot(room, seat))
+    return snapshot(room, seat)
+
+
+def _act_locked(code: str, seat: Seat, action_id: str, version: int,
+                action: dict[str, Any]) -> tuple[Room, Seat, str | None]:
+    """The transaction of ``act``: returns the room, the seat and a Stale message or None."""
+    with transaction.atomic():
+        room = _locked(code)
+        fresh = next((s for s in _seats(room) if s.pk == seat.pk), None)
+        if fresh is None or fresh.removed or fresh.bot:
+            raise NotASeat("This seat no longer belongs to this room.")
+        seat = fresh
+        earlier = ActionLog.objects.filter(room=room, action_id=action_id).first()
+        if earlier is not None:
+            if earlier.seat != seat.seat:
+                raise Refused("This action id was already used by another seat; send a fresh one.")
+            return room, seat, None  # applied before: nothing happens again
+        if room.status != Room.Status.PLAYING:
+            if version < room.version:
+                return room, seat, "The game has moved on."
+            raise Refused("The game is not running." if room.status == Room.Status.LOBBY
+                          else "The game is over.")
+        if version > room.version:
+            raise Refused(f"Version {version} is newer than the room's ({room.version}).")
+        if version < room.version and room.game != "sign":
+            return room, seat, "Someone was faster: the game has moved on. Look again."
+        engine = _engine(room)
+        state = room_state(room)
+        try:
+            new = engine.apply(state, seat.seat, action)
+        except IllegalAction as exc:
+            if version < room.version:
+                return room, seat, f"Someone was faster: {exc}"
+            raise Refused(str(exc)) from None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            raise Refused("The engine could not read this action; check its fields.") from None
+        now = _now()
+        if seat.away:
+            seat.away = False
+            seat.save(update_fields=["away"])
+        _record(room, seat.seat, action_id, action, new, now, by="player")
+        _run_bots(room, now)
+        _schedule(room, now)
+        room.save()
+    return room, seat, None
+
+
+def _record(room: Room, player: str, action_id: str, action: dict[str, Any],
+            new: dict[str, Any], now: datetime, *, by: str) -> None:
+    room.version += 1
+    room.last_activity = now
+    room.last_action_at = now
+    _set_state(room, new)
+    ActionLog.objects.create(room=room, game_number=room.game_number, seat=player,
+                             action_id=action_id, action=action, version=room.version, by=by)
+    result = _engine(room).result(new)
+    if result is not None:
+        room.status = Room.Status.FINISHED
+        room.due_at = None
+        games = [dict(g) for g in room.games]
+        games[-1]["result"] = result
+        room.games = games
+        from games.stats import record_game
+
+        record_game(room)
+
+
+def _bot_seats(room: Room) -> list[Seat]:
+    return [s for s in _seats(room) if s.bot or (s.away and not s.removed)]
+
+
+def _sign_delay(room: Room) -> float:
+    low, high = settings.KARTOTHEK_PLAY_SIGN_BOT_DELAY
+    return bot_rng(room, "pace").uniform(low, high)
+
+
+def _run_bots(room: Room, now: datetime) -> None:
+    """Bots (and away seats) move until none wants to; in Sign one move, and only once the
+    human pace's delay since the last action has passed."""
+    if room.status != Room.Status.PLAYING:
+        return
+    seats = _bot_seats(room)
+    if not seats:
+        return
+    engine = _engine(room)
+    realtime = room.game == "sign"
+    for _ in range(MAX_BOT_STEPS):
+        if room.status != Room.Status.PLAYING:
+            return
+        moved = False
+        for seat in seats:
+            if realtime:
+                last = room.last_action_at or now
+                if (now - last).total_seconds() < _sign_delay(room):
+                    return
+            state = room_state(room)
+            assert state is not None
+            action = bots.act(room.game, state, seat.seat, bot_rng(room, seat.seat))
+            if action is None:
+                continue
+            try:
+                new = engine.apply(state, seat.seat, action)
+            except IllegalAction:
+                # A bot's mistake must not block the room for the people in it.
+                logger.warning("Bot in %s/%s chose an illegal action %r", room.code, seat.seat, action)
+                continue
+            _record(room, seat.seat, f"~bot.{room.game_number}.{room.version + 1}", action, new,
+                    now, by="bot")
+            moved = True
+            if realtime:
+                return
+            if room.status != Room.Status.PLAYING:
+                return
+        if not moved:
+            return
+
+
+def _owes(engine: Any, state: dict[str, Any], player: str) -> bool:
+    return any(a.get("type") not in OPTIONAL_ACTIONS for a in engine.legal_actions(state, player))
+
+
+def _schedule(room: Room, now: datetime) -> None:
+    """When a poll must next take the lock: a Sign bot's next move, or the turn timer."""
+    room.due_at = None
+    if room.status != Room.Status.PLAYING:
+        return
+    state = room_state(room)
+    assert state is not None
+    engine = _engine(room)
+    last = room.last_action_at or now
+    due: list[datetime] = []
+    if room.game == "sign":
+        if any(engine.legal_actions(state, s.seat) for s in _bot_seats(room)):
+            delay = timedelta(seconds=_sign_delay(room))
+            # bots that just passed are asked again a pace later, not on every poll
+            due.append(last + delay if last + delay > now else now + delay)
+    elif room.turn_timer:
+        humans = [s for s in _seats(room) if not (s.removed or s.bot or s.away)]
+        if any(_owes(engine, state, s.seat) for s in humans):
+            due.append(last + timedelta(seconds=room.turn_timer))
+    room.due_at = min(due) if due else None
+
+
+def step_bots(room: Room) -> Room:
+    """Let bots (and the turn timer) move if they are due; what a poll calls. Cheap when
+    nothing is due (reads ``room.due_at`` only). The timer hands every human seat that owes
+    an action to a bot (marks it away) when it runs out; the player's next action returns it."""
+    now = _now()
+    if room.due_at is None or room.due_at > now or room.status != Room.Status.PLAYING:
+        return room
+    with transaction.atomic():
+        room = _locked(room.code)
+        if room.due_at is None or room.due_at > now or room.status != Room.Status.PLAYING:
+            return room
+        if room.turn_timer and room.game != "sign" and room.last_action_at is not None and \
+                (now - room.last_action_at).total_seconds() >= room.turn_timer:
+            state = room_state(room)
+            engine = _engine(room)
+            for seat in [s for s in _seats(room) if not (s.removed or s.bot or s.away)]:
+                if state is not None and _owes(engine, state, seat.seat):
+                    seat.away = True
+                    seat.save(update_fields=["away"])
+                    room.version += 1
+        _run_bots(room, now)
+        _schedule(room, now)
+        room.save()
+    return room
+
+
+# --- answers ---------------------------------------------------------------------------------
+
+
+_SEAT_LISTS = _Lru(1024)
+
+
+def seats_list(room: Room) -> list[dict[str, Any]]:
+    """The seats as every answer shows them; kept per version (every change to a seat bumps
+    the room's version), so a poll of an unchanged room's seats reads nothing. Inside a
+    transaction that changes seats, the room's own seat objects are read instead."""
+    key = _state_key(room)
+    if "_seats_cache" not in room.__dict__:
+        found = _SEAT_LISTS.get(key)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    listed = [{"seat": s.seat, "name": s.name, "host": s.host, "bot": s.bot, "away": s.away}
+              for s in _seats(room)]
+    transaction.on_commit(lambda: _SEAT_LISTS.put(key, listed))  # at once outside a transaction
+    return listed
+
+
+def snapshot(room: Room, seat: Seat | None) -> dict[str, Any]:
+    """The GET body of DESIGN.md: ``code, game, language, status, version, seats, you, view,
+    legal_actions, result``, made from ``engine.view(state, seat)`` only (``None``: the table).
+    In the lobby ``view`` is ``None`` and ``legal_actions`` empty."""
+    state = room_state(room) if room.status != Room.Status.LOBBY else None
+    engine = _engine(room)
+    player = seat.seat if seat is not None and state is not None and seat.seat in state["scores"] \
+        else None
+    view = engine.view(state, player) if state is not None else None
+    legal: list[dict[str, Any]] = []
+    if player is not None and seat is not None and not seat.bot and room.status == Room.Status.PLAYING:
+        legal = engine.legal_actions(state, player)
+    return {
+        "code": room.code,
+        "game": room.game,
+        "language": room.language,
+        "status": room.status,
+        "version": room.version,
+        "seats": [dict(entry) for entry in seats_list(room)],
+        "you": seat.seat if seat is not None else None,
+        "view": view,
+        "legal_actions": legal,
+        "result": engine.result(state) if state is not None else None,
+    }
+
+
+def replay(room: Room, game_number: int | None = None) -> list[dict[str, Any]]:
+    """The game step by step from its log: ``[{"version", "seat", "action", "by", "at",
+    "view"}]`` where ``view`` is the table view after that step (the first entry is the deal,
+    with ``seat`` and ``action`` None). Only for finished games (``NotAllowed`` otherwise)."""
+    number = game_number or room.game_number
+    games = [g for g in room.games if g["number"] == number]
+    if not games or games[0]["result"] is None:
+        raise NotAllowed("Only a finished game can be replayed.")
+    entry = games[0]
+    engine = _engine(room)
+    state = engine.setup(list(entry["players"]), room_pack(room), seed=entry["seed"],
+                         options=entry["options"])
+    steps: list[dict[str, Any]] = [{"version": None, "seat": None, "action": None, "by": None,
+                                    "at": entry.get("started"), "view": engine.view(state, None)}]
+    for row in room.log.filter(game_number=number).order_by("version"):
+        state = engine.apply(state, row.seat, row.action)
+        steps.append({"version": row.version, "seat": row.seat, "action": row.action,
+                      "by": row.by, "at": row.at.isoformat(), "view": engine.view(state, None)})
+    return steps
+
+
+def bot_rng(room: Room, seat: str) -> random.Random:
+    """The generator a bot uses for one move: seeded from the room, its game and version."""
+    return random.Random(f"{room.seed}:{room.game_number}:{room.version}:{seat}")
+
+
+__all__ += ["NoRelease", "allowed_divisions", "check_expiry", "find_seat", "hash_token", "is_curator",
+            "load_room", "new_token",
+            "room_pack",
+            "room_state", "seats_list"]
+_ = (IntegrityError, CardPlayStat)

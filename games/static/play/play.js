@@ -1,0 +1,250 @@
+/* Kartothek play pages: poll the room, swap the server-rendered region, post actions.
+ *
+ * No rules live here: the page shows what the server rendered from the seat's view, and a
+ * button carries the exact legal action the server listed. The script only
+ *  - polls GET /api/play/rooms/CODE about once a second with If-None-Match (304 is cheap),
+ *    pauses while the tab is hidden and polls at once when it shows again;
+ *  - on a new version fetches the region's HTML and swaps it in (focus and scroll kept);
+ *  - POSTs a button's action as JSON with a fresh id, the version and the CSRF token;
+ *  - keeps the screen awake during a game where the browser offers a Wake Lock.
+ */
+(function () {
+  "use strict";
+
+  var POLL_MS = 1000;
+  var live = document.querySelector("[data-live]");
+  var toast = document.getElementById("toast");
+  var announce = document.getElementById("announce");
+
+  function csrfToken() {
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.content : "";
+  }
+
+  // crypto.randomUUID needs a secure context; phones on a LAN often open plain http.
+  function freshId() {
+    if (window.crypto && crypto.randomUUID) {
+      try { return crypto.randomUUID(); } catch (e) { /* not a secure context */ }
+    }
+    var bytes = new Uint8Array(16);
+    (window.crypto || window.msCrypto).getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) {
+      return ("0" + b.toString(16)).slice(-2);
+    }).join("");
+  }
+
+  function showToast(message) {
+    if (!toast) return;
+    toast.textContent = message;
+    toast.hidden = false;
+    clearTimeout(showToast.timer);
+    showToast.timer = setTimeout(function () { toast.hidden = true; }, 5000);
+  }
+
+  // The extra-tiles form: show only the chosen game's options, warn on an even Sign round count.
+  function setUpOpenRoom() {
+    var form = document.querySelector("[data-open-room]");
+    if (!form) return;
+    function sync() {
+      var game = (form.querySelector('input[name="game"]:checked') || {}).value;
+      var language = (form.querySelector('select[name="language"]') || {}).value;
+      form.querySelectorAll("[data-game-options]").forEach(function (fieldset) {
+        var shown = fieldset.getAttribute("data-game-options") === game;
+        fieldset.hidden = !shown;
+        fieldset.disabled = !shown;
+      });
+      var release = form.querySelector("[data-releases]");
+      if (release) {
+        release.querySelectorAll("option[data-game]").forEach(function (option) {
+          var fits = option.dataset.game === game && option.dataset.language === language;
+          option.hidden = !fits;
+          option.disabled = !fits;
+          if (!fits && option.selected) release.value = "latest";
+        });
+      }
+      var rounds = form.querySelector("[data-odd-warning]");
+      var warning = form.querySelector("[data-odd-warning-text]");
+      if (rounds && warning) {
+        var byRounds = (form.querySelector('input[name="sign_length"]:checked') || {}).value === "rounds";
+        warning.hidden = !(byRounds && rounds.value && parseInt(rounds.value, 10) % 2 === 0);
+      }
+    }
+    form.addEventListener("change", sync);
+    form.addEventListener("input", sync);
+    sync();
+  }
+
+  setUpOpenRoom();
+
+  // Replay: the arrow keys step.
+  document.addEventListener("keydown", function (event) {
+    if (event.target.closest && event.target.closest("input, textarea, select")) return;
+    var link = document.querySelector('[data-key="' + event.key + '"]');
+    if (link) { link.click(); }
+  });
+
+  if (!live) return;
+
+  var api = live.dataset.api;
+  var fragmentUrl = live.dataset.fragment;
+  var version = null;
+  var etag = null;
+  var timer = null;
+  var busy = false;
+  var wakeLock = null;
+
+  function readRegion() {
+    var head = live.querySelector("[data-version]");
+    if (head) version = parseInt(head.dataset.version, 10);
+    var turn = live.querySelector("[data-announce]");
+    if (turn && announce && announce.textContent !== turn.textContent.trim()) {
+      announce.textContent = turn.textContent.trim();
+    }
+    var playing = head && head.dataset.status === "playing";
+    document.body.classList.toggle("your-turn-now", !!live.querySelector("[data-your-turn]"));
+    keepAwake(playing);
+  }
+
+  function keepAwake(playing) {
+    if (!("wakeLock" in navigator)) return;
+    if (playing && !wakeLock && document.visibilityState === "visible") {
+      navigator.wakeLock.request("screen").then(function (lock) {
+        wakeLock = lock;
+        lock.addEventListener("release", function () { wakeLock = null; });
+      }).catch(function () { /* refused (battery saver, insecure context) */ });
+    } else if (!playing && wakeLock) {
+      wakeLock.release();
+      wakeLock = null;
+    }
+  }
+
+  // Swap the region, keeping the focused control (by its action) and the scroll position.
+  function swap(html) {
+    var active = document.activeElement;
+    var key = active && live.contains(active)
+      ? (active.getAttribute("data-action") || active.id || null) : null;
+    var scroll = window.scrollY;
+    var open = Array.prototype.map.call(live.querySelectorAll("details[open]"), function (d) {
+      return d.className;
+    });
+    var marker = (live.querySelector('[data-marker-choice] input:checked') || {}).value;
+    live.innerHTML = html;
+    open.forEach(function (name) {
+      var again = name && live.querySelector("details." + name.split(" ").join("."));
+      if (again) again.open = true;
+    });
+    if (marker) {
+      var radio = live.querySelector('[data-marker-choice] input[value="' + marker + '"]');
+      if (radio) radio.checked = true;
+    }
+    if (key) {
+      var same = live.querySelector('[data-action="' + CSS.escape(key) + '"]') || document.getElementById(key);
+      if (same) same.focus({ preventScroll: true });
+    }
+    window.scrollTo(0, scroll);
+    readRegion();
+  }
+
+  function refresh() {
+    return fetch(fragmentUrl, { credentials: "same-origin", headers: { "X-Requested-With": "fetch" } })
+      .then(function (response) {
+        if (response.status === 403 || response.status === 404) { window.location.reload(); return null; }
+        return response.ok ? response.text() : null;
+      })
+      .then(function (html) { if (html !== null && html !== undefined) swap(html); });
+  }
+
+  function poll() {
+    clearTimeout(timer);
+    if (document.visibilityState === "hidden") return;
+    var headers = { "Accept": "application/json" };
+    if (etag) headers["If-None-Match"] = etag;
+    // The table screen is nobody's seat: it polls without cookies (a stale seat cookie on the
+    // TV's browser must not turn its polls into 403s).
+    var credentials = live.dataset.page === "table" ? "omit" : "same-origin";
+    fetch(api, { credentials: credentials, headers: headers, cache: "no-store" })
+      .then(function (response) {
+        if (response.status === 304) return null;
+        if (response.status === 404 || response.status === 403) { window.location.reload(); return null; }
+        if (!response.ok) return null;
+        etag = response.headers.get("ETag");
+        return response.json();
+      })
+      .then(function (body) {
+        if (body && body.version !== version && !busy) return refresh();
+        return null;
+      })
+      .catch(function () { /* offline for a moment: the next poll tries again */ })
+      .then(function () { schedule(); });
+  }
+
+  function schedule() {
+    clearTimeout(timer);
+    if (document.visibilityState !== "hidden") timer = setTimeout(poll, POLL_MS);
+  }
+
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") {
+      poll();
+      readRegion();
+    } else {
+      clearTimeout(timer);
+    }
+  });
+
+  function act(button, action) {
+    if (busy) return;
+    busy = true;
+    live.setAttribute("aria-busy", "true");
+    button.classList.add("sending");
+    fetch(api + "/actions", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken(), "Accept": "application/json" },
+      body: JSON.stringify({ id: freshId(), version: version, action: action })
+    }).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (body) {
+        if (response.status === 409) {
+          showToast(body.error || "Someone was faster.");
+        } else if (!response.ok) {
+          showToast(body.error || ("Error " + response.status));
+        }
+        return refresh();
+      });
+    }).catch(function () {
+      showToast(live.dataset.offline || "No connection — try again.");
+    }).then(function () {
+      busy = false;
+      live.removeAttribute("aria-busy");
+      button.classList.remove("sending");
+    });
+  }
+
+  live.addEventListener("click", function (event) {
+    var button = event.target.closest("button[data-action]");
+    if (!button || !live.contains(button) || button.closest("[inert]")) return;
+    event.preventDefault();
+    var raw = button.getAttribute("data-action");
+    var choice = live.querySelector("[data-marker-choice] input:checked");
+    if (choice && choice.value === "grey" && button.hasAttribute("data-action-grey")) {
+      raw = button.getAttribute("data-action-grey");
+    }
+    var action;
+    try { action = JSON.parse(raw); } catch (e) { return; }
+    act(button, action);
+  });
+
+  // The hand-over screen (pass and play): post, then show the new holder's seat at once.
+  live.addEventListener("submit", function (event) {
+    var form = event.target.closest("[data-hand-form]");
+    if (!form) return;
+    event.preventDefault();
+    fetch(form.action, {
+      method: "POST", credentials: "same-origin", body: new FormData(form),
+      headers: { "X-CSRFToken": csrfToken(), "X-Requested-With": "fetch" }
+    }).then(function () { return refresh(); });
+  });
+
+  readRegion();
+  schedule();
+})();

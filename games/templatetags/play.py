@@ -1,0 +1,50 @@
+"""Template helpers of the play pages: assets served by the app itself, actions as JSON."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
+from django import template
+from django.urls import reverse
+
+register = template.Library()
+
+ASSETS = Path(__file__).resolve().parent.parent / "static" / "play"
+
+
+@lru_cache(maxsize=16)
+def _version(name: str, mtime: float) -> str:
+    return hashlib.sha256((ASSETS / name).read_bytes()).hexdigest()[:12]
+
+
+@register.simple_tag
+def asset(name: str) -> str:
+    """The URL of a play asset with its content hash (so a browser may cache it for good)."""
+    name = "".join(name)  # a plain str: a SafeString does not join paths
+    path = ASSETS / name
+    return f"{reverse('play:asset', args=[name])}?v={_version(name, path.stat().st_mtime)}"
+
+
+@register.simple_tag
+def play_languages() -> tuple[tuple[str, str], ...]:
+    from games.views import LANGUAGES
+
+    return LANGUAGES
+
+
+@register.filter
+def get(mapping: object, key: object) -> object:
+    try:
+        return mapping[key]  # type: ignore[index]
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+@register.filter
+def tojson(value: object) -> str:
+    """An action as compact JSON for a data attribute (the template escapes it)."""
+    import json
+
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))

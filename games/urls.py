@@ -1,0 +1,23 @@
+"""The play mode's pages, mounted at ``/play/`` (the JSON API lives under ``/api/play/``)."""
+
+from django.urls import path
+
+from games import views
+
+app_name = "play"
+
+urlpatterns = [
+    path("", views.lobby, name="lobby"),
+    path("join", views.join_by_code, name="join_by_code"),
+    path("language", views.set_language, name="language"),
+    path("assets/<str:name>", views.asset, name="asset"),
+    path("<str:code>/", views.room_page, name="room"),
+    path("<str:code>/join", views.join, name="join"),
+    path("<str:code>/table", views.table_page, name="table"),
+    path("<str:code>/fragment", views.fragment, name="fragment"),
+    path("<str:code>/hand", views.hand_over, name="hand"),
+    path("<str:code>/host/<str:control>", views.host_control, name="host"),
+    path("<str:code>/rejoin/<str:token>", views.rejoin, name="rejoin"),
+    path("<str:code>/replay", views.replay_page, name="replay"),
+    path("<str:code>/seats", views.seats_page, name="seats"),
+]

@@ -1,0 +1,59 @@
+"""Sag's mit Symbolen in the browser: the hint givers see the secret, the candidate never."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.engines.packs import EXAMPLE_BOARD
+from tests.play.ui_helpers import (
+    act,
+    assert_no_buttons,
+    fresh_room_caches,  # noqa: F401  (autouse)
+    open_table,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_three_phones_play_sags_mit_symbolen_to_the_goal(live_server, browser):
+    table = open_table(browser, live_server.url, "symbols", ["Ada", "Ben", "Cleo"], options={
+        "goal": 3, "first_candidate": "p1",
+        "stack": {"concepts": EXAMPLE_BOARD, "numbers": [4]},
+    })
+    try:
+        ada, ben, cleo = table.players
+        # The secret is slot 4, Italien: for the hint givers only.
+        for giver in (ben, cleo):
+            expect(giver.page.locator(".secret-note")).to_contain_text("#4 · Italien")
+            expect(giver.page.locator(".slot.secret")).to_contain_text("Italien")
+        for blind in (ada.page, table.table):
+            expect(blind.locator(".secret-note")).to_have_count(0)
+            expect(blind.locator(".slot.secret")).to_have_count(0)
+            expect(blind.locator(".board")).to_contain_text("Italien")  # on the board, unmarked
+        expect(ada.page.locator(".role")).to_contain_text("You are the candidate")
+        expect(ben.page.locator(".turn")).to_contain_text("Your turn")
+        expect(ada.page.locator("button.tile")).to_have_count(0)
+        expect(cleo.page.locator("button.tile")).to_have_count(0)
+        assert_no_buttons(table.table)
+
+        act(table, ben, {"type": "hint", "symbol": "koffer", "marker": "green"})
+        for page in (ada.page, table.table):
+            expect(page.locator(".tile.marker-green")).to_contain_text("Koffer")
+            expect(page.locator(".log")).to_contain_text("Ben put a green marker on Koffer.")
+        # Only the candidate decides: remove a card or name the secret.
+        expect(ada.page.locator(".slot-actions button")).to_have_count(16)
+        expect(ben.page.locator(".slot-actions")).to_have_count(0)
+        act(table, ada, {"type": "remove", "slot": 1})
+        expect(table.table.locator(".log")).to_contain_text("Ada removed slot 1: Goethe.")
+        expect(table.table.locator(".scores")).to_contain_text("Ben")
+        expect(cleo.page.locator(".turn")).to_contain_text("Your turn")
+
+        act(table, cleo, {"type": "hint", "symbol": "sonne", "marker": "green"})
+        act(table, ada, {"type": "guess", "slot": 4})
+        for page in (ada.page, ben.page, cleo.page, table.table):
+            expect(page.locator(".result")).to_be_visible()
+            expect(page.locator(".log")).to_contain_text("slot 4, Italien: found")
+            assert_no_buttons(page)
+        expect(ada.page.locator(".result h2")).to_have_text("You win!")
+        expect(ben.page.locator(".result .winners")).to_contain_text("Ada")
+    finally:
+        table.close()
