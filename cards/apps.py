@@ -9,8 +9,8 @@ class CardsConfig(AppConfig):
     def ready(self) -> None:
         from cards.roles import on_post_migrate
 
-        # The groups hold permissions of both apps: refresh them once each app's own
+        # The groups hold permissions of all three apps: refresh them once each app's own
         # post_migrate handlers have created its permissions.
-        for label in ("cards", "exports"):
+        for label in ("cards", "exports", "games"):
             post_migrate.connect(on_post_migrate, sender=apps.get_app_config(label),
                                  dispatch_uid=f"groups-after-{label}")

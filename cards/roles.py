@@ -24,8 +24,13 @@ def ensure_groups(group_model: Any, permission_model: Any) -> None:
     releases = permission_model.objects.filter(
         content_type__app_label="exports", codename__in=["view_release", "add_release"]
     )
+    # Play rooms: Curators see them (playtests, what players met) and may delete stale ones;
+    # rooms change only through play.
+    rooms = permission_model.objects.filter(
+        content_type__app_label="games", codename__in=["view_room", "delete_room"]
+    )
     curators, _ = group_model.objects.get_or_create(name="Curators")
-    curators.permissions.set([*cards, *releases])
+    curators.permissions.set([*cards, *releases, *rooms])
     translators, _ = group_model.objects.get_or_create(name="Translators")
     translators.permissions.set(cards.filter(codename__in=TRANSLATOR_PERMISSIONS))
 

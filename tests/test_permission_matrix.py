@@ -50,6 +50,8 @@ from cards.models import ConceptCard, SauschwerObject, SignColour, Translation
 from cards.po import export_po
 from exports.models import Release
 from exports.packs import publish
+from games.models import Room
+from games.rooms import open_room
 from kartothek.permissions import permission
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -91,6 +93,7 @@ ROWS: dict[str, frozenset[str]] = {
         perms("add", "change", models=[Translation]),
     "delete translations": perms("delete", models=[Translation]),
     "see releases and publish content packs": perms("view", "add", models=[Release]),
+    "see play rooms and delete them": perms("view", "delete", models=[Room]),
     "manage users and groups": perms("view", "add", "change", "delete", models=[User, Group]),
 }
 # The README's roles table: which rows each role may do.
@@ -143,7 +146,7 @@ def test_the_readme_roles_table_is_the_matrix_of_this_test():
 
 @pytest.mark.django_db
 def test_the_groups_hold_exactly_the_permissions_of_the_readme_table():
-    relevant = [*CONTENT, Translation, Release, User, Group]
+    relevant = [*CONTENT, Translation, Release, Room, User, Group]
     types = ContentType.objects.get_for_models(*relevant).values()
     for role in ("Curators", "Translators"):
         held = {f"{p.content_type.app_label}.{p.codename}" for p in
@@ -190,6 +193,7 @@ def world(django_db_setup, django_db_blocker):
             Group.objects.create(name="Spare")  # the group the group admin edits
             # A release of the sauschwer pack, then a change: publishing writes release 2.
             publish("sauschwer", "en")
+            open_room(game="sauschwer", language="en", name="Hosting Hanna")  # a play room
             egg = SauschwerObject.objects.get(key="ein-huehnerei")
             egg.source = egg.source + " (checked)"
             egg.save()
@@ -639,9 +643,10 @@ def build_case(world: World, route: str, name: str | None) -> Case:
 
 def snapshot_tables() -> tuple[list[str], list[tuple[str, str]]]:
     """(tables compared row by row, append-only tables compared by count and last id):
-    content, translations and their history, users and groups; releases and their pictures
+    content, translations and their history, play rooms, users and groups; releases and their pictures
     (which the database itself keeps from changing)."""
-    full = [m._meta.db_table for m in apps.get_app_config("cards").get_models()]
+    full = [m._meta.db_table for label in ("cards", "games")
+            for m in apps.get_app_config(label).get_models()]
     full += [Group._meta.db_table, Group.permissions.through._meta.db_table,
              User.groups.through._meta.db_table]
     append_only = [(m._meta.db_table, m._meta.pk.column)
