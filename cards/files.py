@@ -146,7 +146,7 @@ def read_upload(
     if fmt == "xlsx":
         return _read_xlsx(data, limits)
     text, encoding = _decode(data)
-    if not text.strip():
+    if not text or text.isspace():
         raise FileProblem("the file is empty")
     notes = []
     if encoding == "Windows-1252":
@@ -291,7 +291,10 @@ class _BoundedLines:
     a file that is one huge line, or one endless quoted text, stops at the limit."""
 
     def __init__(self, text: str, limits: ImportLimits) -> None:
-        self._stream = io.StringIO(text, newline="")
+        # Lines are cut out of the text itself: io.StringIO would copy it, four bytes a
+        # character once one character is outside Latin-1.
+        self._text = text
+        self._position = 0
         self._limit = limits.max_row_chars
         self.row_chars = 0
         self.row = 1  # the number of the row being read (header = 1)
@@ -300,16 +303,25 @@ class _BoundedLines:
         return self
 
     def __next__(self) -> str:
-        line = self._stream.readline(self._limit + 1)
-        if not line:
+        text, start = self._text, self._position
+        if start >= len(text):
             raise StopIteration
-        self.row_chars += len(line)
+        window = start + self._limit + 1  # search no further than one row may reach
+        ends = [i for i in (text.find("\n", start, window), text.find("\r", start, window)) if i >= 0]
+        if ends:
+            end = min(ends) + 1
+            if text[end - 1] == "\r" and text.startswith("\n", end):
+                end += 1
+        else:
+            end = min(len(text), window)
+        self._position = end
+        self.row_chars += end - start
         if self.row_chars > self._limit:
             raise FileProblem(
                 f"row {_count(self.row)}: the row is longer than {_count(self._limit)} characters, "
                 "the most an import takes"
             )
-        return line
+        return text[start:end]
 
 
 def _records(
@@ -347,6 +359,12 @@ def _records(
             lines.row_chars = 0
             lines.row = number + 1
     except csv.Error as exc:
+        if "field larger than field limit" in str(exc):
+            raise FileProblem(
+                f"row {_count(number + 1)}: a cell holds more than "
+                f"{_count(csv.field_size_limit())} characters, the most an import takes "
+                "(is a quotation mark never closed?)"
+            ) from None
         raise FileProblem(f"row {number + 1} cannot be read as CSV ({exc})") from None
 
 
