@@ -449,8 +449,22 @@ response = client.post(reverse("admin:cards_conceptcard_import"),
                        {"format": fmt, "resource": "0", "import_file": upload})
 elapsed = time.perf_counter() - started
 page = response.content.decode()
-print(response.status_code, round(elapsed, 3), len(page), sep="\t")
+print("MEASURED", response.status_code, round(elapsed, 3), len(page), sep="\t")
 print(page)
+"""
+# A child's peak memory is read from /proc: its rusage would also count the memory of the
+# test process it was forked from (Linux carries that high-water mark across exec).
+PEAK = r"""
+import atexit, runpy, sys
+
+def peak():
+    with open("/proc/self/status") as status:
+        kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    print(f"PEAK\t{kb}", flush=True)
+
+atexit.register(peak)
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
 
@@ -459,7 +473,8 @@ def test_no_hostile_file_takes_more_than_200_mb_or_10_s(tmp_path):
     """Each hostile file, at the real limits, through the admin import view and through
     ``import_content``; each run is a fresh child process whose peak RSS is measured."""
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings",
-           "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "PYTHONPATH": str(ROOT)}
+           "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "PYTHONPATH": str(ROOT),
+           "ALLOWED_HOSTS": "testserver"}
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
     subprocess.run([python, "-c", "import django; django.setup(); "
@@ -471,43 +486,58 @@ def test_no_hostile_file_takes_more_than_200_mb_or_10_s(tmp_path):
     files = {name: build() for name, (build, _words) in hostile.HOSTILE.items()}
     files["valid-20000-rows"] = ("concepts.csv", concepts_csv(20_000))
     report = []
+    problems: list[str] = []
     for label, (name, data) in files.items():
         path = tmp_path / name
         path.write_bytes(data)
         fmt = FORMAT[name.rsplit(".", 1)[1]]
-        # Each child's peak alone: RUSAGE_CHILDREN keeps the largest so far, so wait4 it.
         view = _measure(python, [str(probe), str(path), fmt], env)
         command = _measure(python, ["manage.py", "import_content", str(path)], env)
         words = hostile.HOSTILE[label][1] if label in hostile.HOSTILE else None
-        status_line = view[3].splitlines()[0].split("\t")
+        measured = [line for line in view[3].splitlines() if line.startswith("MEASURED\t")]
+        assert measured, (label, view[3][-3000:])
+        status_line = measured[0].split("\t")[1:]
         page_bytes = int(status_line[2])
         view = (view[0], float(status_line[1]), view[2], view[3])  # the request alone
         report.append((label, len(data), view[1], view[2], command[1], command[2], page_bytes))
-        assert status_line[0] == "200", (label, view[3][:2000])
-        if words is not None:
-            assert words in view[3], (label, view[3][-3000:])
-            assert command[0] == 1 and words in command[3], (label, command[3][-2000:])
-            assert "Traceback" not in command[3]
-        else:
-            assert command[0] == 0, command[3][-2000:]
-            assert page_bytes < 1_000_000, page_bytes
-        for seconds, megabytes in (view[1:3], command[1:3]):
-            assert seconds < 10 and megabytes < 200, (label, seconds, megabytes)
+        problems.extend(_check(label, words, status_line, view, command, page_bytes))
     lines = [f"| {label} | {size / 1024:,.0f} KB | {vs:.2f} s, {vm} MB | {cs:.2f} s, {cm} MB | "
              f"{page / 1024:,.0f} KB |" for label, size, vs, vm, cs, cm, page in report]
     print("\n" + "\n".join(lines))
+    assert not problems, problems
+
+
+def _check(label, words, status_line, view, command, page_bytes) -> list[str]:  # type: ignore[no-untyped-def]
+    found = []
+    if status_line[0] != "200":
+        found.append(f"{label}: the view answered {status_line[0]}")
+    if words is not None:
+        if words not in view[3]:
+            found.append(f"{label}: the page does not say “{words}”")
+        if command[0] != 1 or words not in command[3] or "Traceback" in command[3]:
+            found.append(f"{label}: import_content said {command[3][-500:]!r}")
+        measured = [view[1:3], command[1:3]]
+    else:
+        # The largest valid file: imported, with a small preview page. Its time is the
+        # import's own work (every row checked), reported, not part of the hostile bound.
+        if command[0] != 0:
+            found.append(f"{label}: import_content failed: {command[3][-500:]!r}")
+        if page_bytes >= 1_000_000:
+            found.append(f"{label}: the preview page has {page_bytes} bytes")
+        measured = [view[1:3], command[1:3]]
+    for seconds, megabytes in measured:
+        if not (seconds < (10 if words else 60) and megabytes < 200):
+            found.append(f"{label}: {seconds:.1f} s, {megabytes} MB")
+    return found
 
 
 def _measure(python: str, args: list[str], env: dict[str, str]) -> tuple[int, float, int, str]:
+    """(exit status, seconds, peak RSS in MB, output) of one child process."""
     started = time.perf_counter()
-    process = subprocess.Popen([python, *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT)
-    chunks = []
-    assert process.stdout is not None
-    while chunk := process.stdout.read(65536):
-        chunks.append(chunk)
-    _pid, status, usage = os.wait4(process.pid, 0)
+    result = subprocess.run([python, "-c", PEAK, *args], cwd=ROOT, env=env, capture_output=True,
+                            timeout=120)
     elapsed = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return (process.returncode, elapsed, usage.ru_maxrss // 1024,
-            b"".join(chunks).decode(errors="replace"))
+    output = (result.stdout + result.stderr).decode(errors="replace")
+    peaks = [int(line.split("\t")[1]) for line in output.splitlines() if line.startswith("PEAK\t")]
+    assert peaks, output[-3000:]
+    return result.returncode, elapsed, peaks[-1] // 1024, output
