@@ -541,3 +541,18 @@ def _measure(python: str, args: list[str], env: dict[str, str]) -> tuple[int, fl
     peaks = [int(line.split("\t")[1]) for line in output.splitlines() if line.startswith("PEAK\t")]
     assert peaks, output[-3000:]
     return result.returncode, elapsed, peaks[-1] // 1024, output
+
+
+def test_a_po_upload_over_the_limit_is_dropped_and_says_why(mini_catalogue, admin_client, settings):
+    from django.contrib.messages import get_messages
+
+    settings.KARTOTHEK_IMPORT_MAX_BYTES = 100 * 1024
+    before = snapshot()
+    po = b'msgid ""\nmsgstr ""\n' + b"# padding\n" * 30_000
+    response = admin_client.post(reverse("admin:cards_po_upload", args=["symbols", "en"]),
+                                 {"po_file": SimpleUploadedFile("symbols.po", po)})
+    assert response.status_code == 302
+    texts = [str(m) for m in get_messages(response.wsgi_request)]
+    assert texts == ["symbols.po: the file is larger than 100 KB, the most an upload takes; "
+                     "nothing was read"]
+    assert snapshot() == before
