@@ -479,9 +479,12 @@ class _Workbook:
 
         parser.StartDoctypeDeclHandler = refuse
         parser.EntityDeclHandler = refuse
-        parser.StartElementHandler = lambda tag, attrs: start(
-            tag.rpartition("}")[2], {k.rpartition("}")[2]: v for k, v in attrs.items()}
-        )
+        def on_start(tag: str, attrs: dict[str, str]) -> None:
+            if attrs:
+                attrs = {k.rpartition("}")[2]: v for k, v in attrs.items()}
+            start(tag.rpartition("}")[2], attrs)
+
+        parser.StartElementHandler = on_start
         if end is not None:
             parser.EndElementHandler = lambda tag: end(tag.rpartition("}")[2])
         if text is not None:
