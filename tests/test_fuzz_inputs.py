@@ -72,7 +72,17 @@ def seed_table(path: str) -> tablib.Dataset:
 
 def as_format(dataset: tablib.Dataset, fmt: str) -> bytes:
     if fmt == "xlsx":
-        return dataset.export("xlsx")
+        # openpyxl refuses control characters in a cell; the byte mutations bring those in.
+        from openpyxl import Workbook
+        from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+        book = Workbook()
+        for row in [dataset.headers, *dataset]:
+            book.active.append([ILLEGAL_CHARACTERS_RE.sub("", v) if isinstance(v, str) else v
+                                for v in row])
+        out = io.BytesIO()
+        book.save(out)
+        return out.getvalue()
     if fmt == "json":
         return dataset.export("json").encode("utf-8")
     out = io.StringIO()
@@ -104,7 +114,8 @@ def mutated_table(draw: st.DrawFn, table: tablib.Dataset) -> tablib.Dataset:
             for row in rows:
                 row.append(draw(HOSTILE_VALUES))
         elif action == "repeat_row" and rows:
-            rows.extend([rows[draw(st.integers(0, len(rows) - 1))]] * draw(st.integers(1, 50)))
+            row = rows[draw(st.integers(0, len(rows) - 1))]
+            rows.extend(list(row) for _ in range(draw(st.integers(1, 50))))
         elif action == "drop_row" and rows:
             del rows[draw(st.integers(0, len(rows) - 1))]
     return tablib.Dataset(*rows, headers=headers)
