@@ -168,7 +168,9 @@ class ContentAdmin(SimpleHistoryAdmin, ImportExportActionModelAdmin):
             confirmable = "confirm_form" in context
         finally:
             # Only a preview that can be confirmed keeps its file.
-            upload = request.FILES.get("import_file") if request.method == "POST" else None
+            # request._files: the files as parsed (never parse again here, after a failure)
+            files = getattr(request, "_files", None)
+            upload = files.get("import_file") if files is not None else None
             storage = getattr(upload, "kartothek_preview", None)
             if storage is not None and not confirmable:
                 storage.remove()
