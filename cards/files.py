@@ -17,9 +17,16 @@ Reading (:func:`read_upload`)
       writes ``;``). ``.tsv`` files are tab-separated. Every row must have as many cells as the
       header (blank rows are skipped). Row numbers in messages count the header row as row 1,
       as a spreadsheet program shows them.
-    - XLSX: the workbook's active sheet is read (``dataset.title`` is the sheet name).
+    - XLSX: the workbook's active sheet is read (``dataset.title`` is the sheet name), as a
+      stream of its zip members and XML (see :class:`_Workbook`), never through the sheet's
+      stored dimension.
+    - Limits (:class:`ImportLimits`, Django settings ``KARTOTHEK_IMPORT_*``): rows, columns
+      holding values, cells, characters of a CSV row, the bytes an XLSX unpacks to. Each is
+      checked while the file is read; the first one passed stops the reading with a message
+      that names the row or cell and the limit.
     - JSON: a list of objects that all have the same keys; values are text, numbers,
-      true/false or null.
+      true/false or null. Nesting too deep for the parser is a message (:func:`load_json`
+      does the same for the other JSON entry points).
     - Header names are stripped of surrounding spaces; a name that appears twice is an error;
       a column without a name is dropped when it is empty and an error when it holds values.
     - Cell values are returned as read (CSV: text; XLSX and JSON: their own types).
