@@ -2,9 +2,10 @@
 temporary files an import keeps between its preview and its confirmation.
 
 Size
-    :class:`LimitedUploadHandler` (first in ``FILE_UPLOAD_HANDLERS``) counts each uploaded
-    file's bytes as Django hands them on and drops the file as soon as it passes the largest
-    import file (``KARTOTHEK_IMPORT_MAX_BYTES``): the handlers after it (memory, then a
+    :class:`LimitedUploadHandler` (first in ``FILE_UPLOAD_HANDLERS``) counts the bytes of each
+    file uploaded to an import view (the admin's import pages, the PO upload) as Django hands
+    them on and drops the file as soon as it passes the largest import file
+    (``KARTOTHEK_IMPORT_MAX_BYTES``): the handlers after it (memory, then a
     temporary file) never receive more than that, their partial file is closed and deleted,
     and the rest of the upload is read and thrown away. The view then finds no file and
     :func:`upload_refusal` says why.
@@ -38,17 +39,27 @@ from cards.files import _size, max_upload_bytes
 REFUSAL_ATTRIBUTE = "kartothek_upload_refusal"
 
 
+def is_import_view(url_name: str | None) -> bool:
+    """The admin views that take import files: each model's import page and the PO upload.
+
+    Other uploads (a tile's picture on its change form) pass unlimited here: dropping one
+    would save the form without it and without a word."""
+    return bool(url_name) and (str(url_name).endswith("_import") or url_name == "cards_po_upload")
+
+
 class LimitedUploadHandler(FileUploadHandler):
     """Passes chunks on until a file is larger than the import limit, then drops it."""
 
     def new_file(self, field_name: str, file_name: str, *args: Any, **kwargs: Any) -> None:
         super().new_file(field_name, file_name, *args, **kwargs)
-        self.limit = max_upload_bytes()
+        # The URL is resolved before any middleware reads the body (CSRF reads it first).
+        match = getattr(self.request, "resolver_match", None)
+        self.limit = max_upload_bytes() if is_import_view(getattr(match, "url_name", None)) else None
         self.received = 0
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes | None:
         self.received += len(raw_data)
-        if self.received > self.limit:
+        if self.limit is not None and self.received > self.limit:
             if self.request is not None:
                 setattr(self.request, REFUSAL_ATTRIBUTE, (
                     f"{self.file_name}: the file is larger than "

@@ -556,3 +556,20 @@ def test_a_po_upload_over_the_limit_is_dropped_and_says_why(mini_catalogue, admi
     assert texts == ["symbols.po: the file is larger than 100 KB, the most an upload takes; "
                      "nothing was read"]
     assert snapshot() == before
+
+
+def test_the_upload_limit_leaves_other_uploads_alone(mini_catalogue, admin_client, settings):
+    # A picture on a tile's change form is not an import: dropping it would save the tile
+    # without it and without a word, so the import limit does not apply there.
+    from cards.models import SymbolTile
+    from cards.uploads import upload_refusal
+
+    settings.KARTOTHEK_IMPORT_MAX_BYTES = 100 * 1024
+    tile = SymbolTile.objects.first()
+    response = admin_client.post(reverse("admin:cards_symboltile_change", args=[tile.pk]),
+                                 {"image": SimpleUploadedFile("big.png", b"\x89PNG" + b"0" * 300_000)})
+    assert upload_refusal(response.wsgi_request) is None
+    response = admin_client.post(reverse("admin:cards_symboltile_import"),
+                                 {"format": "0", "resource": "0",
+                                  "import_file": SimpleUploadedFile("t.csv", b"0" * 300_000)})
+    assert upload_refusal(response.wsgi_request) is not None
