@@ -458,6 +458,10 @@ class _Workbook:
             f"{_size(self.limits.max_unzipped_bytes, 'g')}, the most an import takes"
         )
 
+    def _long_text(self, where: str) -> str:
+        return (f"{where}: a text longer than {_count(self.limits.max_row_chars)} characters, "
+                "the most an import takes")
+
     def chunks(self, name: str, cap: int | None = None) -> Iterator[bytes]:
         """A member's bytes as inflated, counted against its declared size and the limits."""
         if name not in self.names:
@@ -535,12 +539,13 @@ class _Workbook:
         if path is None or path not in self.names:
             return strings
         parts: list[str] = []
-        state = {"t": False, "skip": 0}
+        state = {"t": False, "skip": 0, "chars": 0}
         limit = self.limits.max_cells
 
         def start(tag: str, attrs: dict[str, str]) -> None:
             if tag == "si":
                 parts.clear()
+                state["chars"] = 0
             elif tag == "t" and not state["skip"]:
                 state["t"] = True
             elif tag == "rPh":  # phonetic guide text is not part of the value
@@ -561,6 +566,9 @@ class _Workbook:
         def text(data: str) -> None:
             if state["t"]:
                 parts.append(data)
+                state["chars"] += len(data)
+                if state["chars"] > self.limits.max_row_chars:
+                    raise FileProblem(self._long_text(f"text {_count(len(strings) + 1)}"))
 
         self.parse(path, start, end, text)
         return strings
@@ -642,7 +650,7 @@ class _Workbook:
         row: dict[int, Any] = {}
         cell: dict[str, Any] = {}
         parts: list[str] = []
-        at = {"row": 0, "column": 0, "cells": 0, "text": False, "skip": 0}
+        at = {"row": 0, "column": 0, "cells": 0, "text": False, "skip": 0, "chars": 0}
 
         def refuse_row(number: int) -> None:
             raise FileProblem(
@@ -684,6 +692,7 @@ class _Workbook:
                 cell.clear()
                 cell.update(type=attrs.get("t", "n"), style=attrs.get("s", "0"), column=column)
                 parts.clear()
+                at["chars"] = 0
             elif tag in ("v", "t") and cell and not at["skip"]:
                 at["text"] = True
                 cell["has"] = True
@@ -715,6 +724,10 @@ class _Workbook:
         def text(data: str) -> None:
             if at["text"]:
                 parts.append(data)
+                at["chars"] += len(data)
+                if at["chars"] > limits.max_row_chars:
+                    raise FileProblem(self._long_text(
+                        f"cell {_column_label(cell['column'])}{at['row']}"))
 
         self.parse(path, start, end, text)
         return rows

@@ -573,3 +573,28 @@ def test_the_upload_limit_leaves_other_uploads_alone(mini_catalogue, admin_clien
                                  {"format": "0", "resource": "0",
                                   "import_file": SimpleUploadedFile("t.csv", b"0" * 300_000)})
     assert upload_refusal(response.wsgi_request) is not None
+
+
+def test_a_workbook_text_longer_than_a_row_may_be_is_refused_while_it_is_read(db):
+    cell = b'<row r="2"><c r="A2" t="inlineStr"><is><t>' + b"x" * 5_000 + b"</t></is></c></row>"
+    data = hostile.workbook(hostile.SHEET_HEAD + hostile.HEADER_ROW + cell + hostile.SHEET_TAIL)
+    assert refusal(data, "concepts.xlsx", max_row_chars=1_000) == (
+        "cell A2: a text longer than 1,000 characters, the most an import takes")
+    name, strings = hostile.xlsx_shared_strings_bomb(count=3)
+    assert read_upload(strings, name).headers == ["key", "text"]
+
+
+def test_a_shared_text_longer_than_a_row_may_be_is_refused_while_it_is_read(db):
+    import zipfile
+
+    name, data = hostile.xlsx_shared_strings_bomb(count=2)
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for part in source.namelist():
+            content = source.read(part)
+            if part == "xl/sharedStrings.xml":
+                content = content.replace(b"<t>s1</t>", b"<t>" + b"y" * 5_000 + b"</t>")
+            archive.writestr(part, content)
+    assert refusal(out.getvalue(), name, max_row_chars=1_000) == (
+        "text 2: a text longer than 1,000 characters, the most an import takes")
