@@ -112,7 +112,7 @@ class ImportLimits:
     max_rows: int = 20_000  # data rows, the header row not counted
     max_columns: int = 50  # columns holding a value (trailing empty cells do not count)
     max_cells: int = 500_000  # cells read in all, empty ones inside a row included
-    max_row_chars: int = 1_000_000  # characters of one CSV/TSV row (lines of a quoted text included)
+    max_row_chars: int = 1_000_000  # characters of a CSV/TSV row (quoted lines included), of an XLSX text
     max_unzipped_bytes: int = 100 * _MB  # what an XLSX unpacks to, all its parts together
 
     @classmethod
