@@ -481,23 +481,28 @@ class _Workbook:
                 yield chunk
 
     def parse(self, name: str, start: Any, end: Any = None, text: Any = None,
-              cap: int | None = None) -> None:
-        """Run expat over a member with the given handlers (local tag names, plain attrs)."""
-        parser = xml.parsers.expat.ParserCreate(namespace_separator="}")
+              cap: int | None = None, raw: bool = False) -> None:
+        """Run expat over a member with the given handlers.
+
+        Handlers get local tag names (``c`` for ``x:c``) and attributes by local name; with
+        ``raw`` they get the names as written and map them with :func:`_local` themselves
+        (the sheet and its texts: no wrapper call per element)."""
+        parser = xml.parsers.expat.ParserCreate()
 
         def refuse(*_args: Any) -> None:  # OOXML has no DTDs: no entities to expand
             raise FileProblem(_DAMAGED)
 
         parser.StartDoctypeDeclHandler = refuse
         parser.EntityDeclHandler = refuse
-        def on_start(tag: str, attrs: dict[str, str]) -> None:
-            if attrs:
-                attrs = {k.rpartition("}")[2]: v for k, v in attrs.items()}
-            start(tag.rpartition("}")[2], attrs)
-
-        parser.StartElementHandler = on_start
-        if end is not None:
-            parser.EndElementHandler = lambda tag: end(tag.rpartition("}")[2])
+        if raw:
+            parser.StartElementHandler = start
+            if end is not None:
+                parser.EndElementHandler = end
+        else:
+            parser.StartElementHandler = lambda tag, attrs: start(
+                _local(tag), {_local(k): v for k, v in attrs.items()})
+            if end is not None:
+                parser.EndElementHandler = lambda tag: end(_local(tag))
         if text is not None:
             parser.CharacterDataHandler = text
         parser.buffer_text = True
@@ -543,6 +548,7 @@ class _Workbook:
         limit = self.limits.max_cells
 
         def start(tag: str, attrs: dict[str, str]) -> None:
+            tag = _LOCAL.get(tag) or _local(tag)
             if tag == "si":
                 parts.clear()
                 state["chars"] = 0
@@ -552,6 +558,7 @@ class _Workbook:
                 state["skip"] += 1
 
         def end(tag: str) -> None:
+            tag = _LOCAL.get(tag) or _local(tag)
             if tag == "si":
                 if len(strings) >= limit:
                     raise FileProblem(
@@ -570,7 +577,7 @@ class _Workbook:
                 if state["chars"] > self.limits.max_row_chars:
                     raise FileProblem(self._long_text(f"text {_count(len(strings) + 1)}"))
 
-        self.parse(path, start, end, text)
+        self.parse(path, start, end, text, raw=True)
         return strings
 
     def date_styles(self, path: str | None) -> set[int]:
@@ -659,6 +666,7 @@ class _Workbook:
             )
 
         def start(tag: str, attrs: dict[str, str]) -> None:
+            tag = _LOCAL.get(tag) or _local(tag)
             if tag == "row":
                 number = at["row"] + 1
                 if "r" in attrs:
@@ -700,6 +708,7 @@ class _Workbook:
                 at["skip"] += 1
 
         def end(tag: str) -> None:
+            tag = _LOCAL.get(tag) or _local(tag)
             if tag in ("v", "t"):
                 at["text"] = False
             elif tag == "rPh":
@@ -729,7 +738,7 @@ class _Workbook:
                     raise FileProblem(self._long_text(
                         f"cell {_column_label(cell['column'])}{at['row']}"))
 
-        self.parse(path, start, end, text)
+        self.parse(path, start, end, text, raw=True)
         return rows
 
     @staticmethod
@@ -754,6 +763,17 @@ class _Workbook:
             return number
         except (ValueError, IndexError, OverflowError):
             raise FileProblem(_DAMAGED) from None
+
+
+_LOCAL: dict[str, str] = {}
+
+
+def _local(name: str) -> str:
+    """'x:c' -> 'c' (remembered: a sheet repeats a handful of names a million times)."""
+    short = name.rpartition(":")[2]
+    if len(_LOCAL) < 1_000:  # a hostile file cannot grow it without bound
+        _LOCAL[name] = short
+    return short
 
 
 _CELL_REF = re.compile(r"\$?([A-Za-z]{1,3})\$?([0-9]{1,7})?")
