@@ -17,7 +17,6 @@ from cards.models import EMPTY, Game, TranslationState
 from cards.po import PoProblem, export_po, import_po
 from cards.progress import all_progress, units
 from cards.translation import save_translation
-from cards.uploads import upload_refusal
 
 PAGE_SIZE = 25
 STATE_CHOICES = [
@@ -149,6 +148,8 @@ def po_upload_view(site, request: HttpRequest, game: str, language: str) -> Http
         return HttpResponseRedirect(back)
     upload = request.FILES.get("po_file")
     if upload is None:  # none chosen, or dropped while streaming in for its size
+        from cards.uploads import upload_refusal
+
         messages.error(request, upload_refusal(request) or "Choose a PO file to upload.")
         return HttpResponseRedirect(back)
     if upload.size > MAX_PO_BYTES:
