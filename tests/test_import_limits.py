@@ -305,7 +305,9 @@ def test_an_upload_over_the_limit_is_dropped_while_it_streams_in(curator, settin
     limit = 200 * 1024
     settings.KARTOTHEK_IMPORT_MAX_BYTES = limit
     settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1024  # the file would go to a temporary file
-    settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path)
+    settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path / "uploads")
+    (tmp_path / "uploads").mkdir()
+    settings.VAR_DIR = tmp_path / "var"  # a preview folder of its own (others leave previews)
     settings.FILE_UPLOAD_HANDLERS = [
         "cards.uploads.LimitedUploadHandler",
         "tests.test_import_limits.Recorder",
@@ -318,7 +320,7 @@ def test_an_upload_over_the_limit_is_dropped_while_it_streams_in(curator, settin
     page = response.content.decode()
     assert "concepts.csv: the file is larger than 200 KB, the most an upload takes" in page
     assert 0 < Recorder.received[0] <= limit  # the storing handlers never saw more
-    assert list(tmp_path.iterdir()) == []  # and their partial file is gone
+    assert list((tmp_path / "uploads").iterdir()) == []  # and their partial file is gone
     assert not preview_folder().exists() or not list(preview_folder().iterdir())
     assert snapshot() == before
 
