@@ -10,25 +10,26 @@ from functools import lru_cache
 
 from django import forms
 from django.conf import settings
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.contenttypes.admin import GenericTabularInline
 from django.contrib.contenttypes.models import ContentType
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
+from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
+from django.views.decorators.http import require_POST
 from import_export.admin import ImportExportActionModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
 from cards import resources
-from cards.catalogue import describe_errors
 from cards.concurrency import VersionedAdminMixin, VersionedInlineMixin
 from cards.files import FileProblem
-from cards.formats import FORMATS
+from cards.formats import FORMATS, preview_context
 from cards.history import deletion_time, restore_related
 from cards.models import (
     EMPTY,
@@ -49,6 +50,7 @@ from cards.models import (
     option_problems,
 )
 from cards.pictures import tabler_icon_path
+from cards.uploads import PreviewExpired, PreviewStorage, upload_refusal
 from cards.weights import format_weight
 from exports.print_views import print_selected_action
 from games.admin import PlayDifficultyMixin
@@ -152,13 +154,59 @@ class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportE
             super().add_data_read_fail_error_to_form(form, e)
 
     import_template_name = "admin/cards/import.html"
+    tmp_storage_class = PreviewStorage
+
+    def write_to_tmp_storage(self, import_file, input_format):  # type: ignore[no-untyped-def]
+        # Chunk by chunk to the preview folder (the library joins the chunks in memory).
+        storage = PreviewStorage(read_mode="rb")
+        storage.save_chunks(import_file.chunks())
+        import_file.kartothek_preview = storage
+        return storage
 
     def import_action(self, request, **kwargs):  # type: ignore[no-untyped-def]
-        response = super().import_action(request, **kwargs)
-        result = getattr(response, "context_data", {}).get("result")
+        confirmable = False
+        try:
+            response = super().import_action(request, **kwargs)
+            context = getattr(response, "context_data", None) or {}
+            confirmable = "confirm_form" in context
+        finally:
+            # Only a preview that can be confirmed keeps its file.
+            # request._files: the files as parsed (never parse again here, after a failure)
+            files = getattr(request, "_files", None)
+            upload = files.get("import_file") if files is not None else None
+            storage = getattr(upload, "kartothek_preview", None)
+            if storage is not None and not confirmable:
+                storage.remove()
+        form = context.get("form")
+        refusal = upload_refusal(request)
+        if refusal and form is not None:
+            form.errors["import_file"] = form.error_class([refusal])
+        result = context.get("result")
         if result is not None:
-            response.context_data["error_lines"] = describe_errors(result)
+            context.update(preview_context(result))
         return response
+
+    @method_decorator(require_POST)
+    def process_import(self, request, **kwargs):  # type: ignore[no-untyped-def]
+        if not self.has_import_permission(request):
+            raise PermissionDenied
+        try:
+            storage = PreviewStorage(name=request.POST.get("import_file_name", ""), read_mode="rb")
+        except PreviewExpired:
+            storage = None
+        if storage is None or not storage.exists():
+            self.message_user(
+                request,
+                "This preview is no longer there (it was imported already, or left "
+                "unconfirmed for too long); upload the file again.",
+                messages.ERROR,
+            )
+            opts = self.model._meta
+            return HttpResponseRedirect(reverse(f"admin:{opts.app_label}_{opts.model_name}_import"))
+        try:
+            return super().process_import(request, **kwargs)
+        finally:
+            storage.remove()
 
     def get_import_data_kwargs(self, **kwargs):  # type: ignore[no-untyped-def]
         # One bad row and nothing is imported, validation errors included.

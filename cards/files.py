@@ -17,9 +17,16 @@ Reading (:func:`read_upload`)
       writes ``;``). ``.tsv`` files are tab-separated. Every row must have as many cells as the
       header (blank rows are skipped). Row numbers in messages count the header row as row 1,
       as a spreadsheet program shows them.
-    - XLSX: the workbook's active sheet is read (``dataset.title`` is the sheet name).
+    - XLSX: the workbook's active sheet is read (``dataset.title`` is the sheet name), as a
+      stream of its zip members and XML (see :class:`_Workbook`), never through the sheet's
+      stored dimension.
+    - Limits (:class:`ImportLimits`, Django settings ``KARTOTHEK_IMPORT_*``): rows, columns
+      holding values, cells, characters of a CSV row, the bytes an XLSX unpacks to. Each is
+      checked while the file is read; the first one passed stops the reading with a message
+      that names the row or cell and the limit.
     - JSON: a list of objects that all have the same keys; values are text, numbers,
-      true/false or null.
+      true/false or null. Nesting too deep for the parser is a message (:func:`load_json`
+      does the same for the other JSON entry points).
     - Header names are stripped of surrounding spaces; a name that appears twice is an error;
       a column without a name is dropped when it is empty and an error when it holds values.
     - Cell values are returned as read (CSV: text; XLSX and JSON: their own types).
@@ -57,17 +64,22 @@ Which content (:func:`file_kind`, :func:`content_type_of`)
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import io
 import json
 import re
 import unicodedata
-import warnings
-from dataclasses import dataclass
+import xml.parsers.expat
+import zipfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 import tablib
+from django.core.exceptions import ImproperlyConfigured
 
 from cards.models import (
     AlfonsCard,
@@ -87,6 +99,37 @@ FORMATS = {".csv": "csv", ".tsv": "tsv", ".xlsx": "xlsx", ".json": "json"}
 _MB = 1024 * 1024
 
 
+@dataclass(frozen=True)
+class ImportLimits:
+    """The most an import file may hold; the readers stop at the first limit a file passes.
+
+    Each is a Django setting ``KARTOTHEK_IMPORT_<NAME>`` (e.g. ``KARTOTHEK_IMPORT_MAX_ROWS``);
+    the defaults take the largest real file (20,000 rows of the widest content type) with
+    room to spare and keep one import request under 200 MB of memory and 10 s.
+    """
+
+    max_bytes: int = DEFAULT_MAX_BYTES  # the file as uploaded
+    max_rows: int = 20_000  # data rows, the header row not counted
+    max_columns: int = 50  # columns holding a value (trailing empty cells do not count)
+    max_cells: int = 500_000  # cells read in all, empty ones inside a row included
+    max_row_chars: int = 1_000_000  # characters of a CSV/TSV row (quoted lines included), of an XLSX text
+    max_unzipped_bytes: int = 100 * _MB  # what an XLSX unpacks to, all its parts together
+
+    @classmethod
+    def from_settings(cls, **overrides: int) -> ImportLimits:
+        from django.conf import settings
+
+        values = {
+            f.name: getattr(settings, f"KARTOTHEK_IMPORT_{f.name.upper()}", f.default)
+            for f in fields(cls)
+        }
+        return cls(**{**values, **overrides})
+
+
+def _count(number: int) -> str:
+    return f"{number:,}"
+
+
 class FileProblem(ValueError):
     """A file that cannot be read or placed; the message is meant for the curator."""
 
@@ -94,16 +137,23 @@ class FileProblem(ValueError):
 # --- reading ------------------------------------------------------------------------------
 
 
-def read_upload(data: bytes, filename: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> tablib.Dataset:
+def read_upload(
+    data: bytes,
+    filename: str,
+    *,
+    max_bytes: int | None = None,
+    limits: ImportLimits | None = None,
+) -> tablib.Dataset:
     """The table in an uploaded or imported file (see the module docstring)."""
-    check_size(len(data), max_bytes)
+    limits = _limits(limits, max_bytes)
+    check_size(len(data), limits.max_bytes)
     fmt = _format_of(filename)
     if not data:
         raise FileProblem("the file is empty")
     if fmt == "xlsx":
-        return _read_xlsx(data)
+        return _read_xlsx(data, limits)
     text, encoding = _decode(data)
-    if not text.strip():
+    if not text or text.isspace():
         raise FileProblem("the file is empty")
     notes = []
     if encoding == "Windows-1252":
@@ -111,28 +161,47 @@ def read_upload(data: bytes, filename: str, *, max_bytes: int = DEFAULT_MAX_BYTE
     elif encoding == "UTF-16":
         notes.append("The file was read as UTF-16 text.")
     if fmt == "json":
-        dataset = _read_json(text)
+        dataset = _read_json(text, limits)
         delimiter = None
     else:
-        dataset, delimiter = _read_delimited(text, "\t" if fmt == "tsv" else ",")
+        dataset, delimiter = _read_delimited(text, "\t" if fmt == "tsv" else ",", limits)
         if delimiter != ("\t" if fmt == "tsv" else ","):
             notes.append(f"The columns are separated by {_DELIMITER_NAMES[delimiter]}.")
     return _annotate(dataset, encoding=encoding, delimiter=delimiter, notes=notes)
 
 
-def read_path(path: Path | str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> tablib.Dataset:
+def read_path(
+    path: Path | str, *, max_bytes: int | None = None, limits: ImportLimits | None = None
+) -> tablib.Dataset:
     """:func:`read_upload` for a file on disk; its size is checked before it is read."""
     path = Path(path)
+    limits = _limits(limits, max_bytes)
     try:
         size = path.stat().st_size
     except OSError:
         raise FileProblem(f"the file {path.name} cannot be opened") from None
-    check_size(size, max_bytes)
-    return read_upload(path.read_bytes(), path.name, max_bytes=max_bytes)
+    check_size(size, limits.max_bytes)
+    return read_upload(path.read_bytes(), path.name, limits=limits)
 
 
-def check_size(size: int, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+def _limits(limits: ImportLimits | None, max_bytes: int | None) -> ImportLimits:
+    if limits is None:
+        try:
+            limits = ImportLimits.from_settings()
+        except ImproperlyConfigured:  # used outside Django: the defaults
+            limits = ImportLimits()
+    return limits if max_bytes is None else replace(limits, max_bytes=max_bytes)
+
+
+def max_upload_bytes() -> int:
+    """The largest import file the settings allow."""
+    return _limits(None, None).max_bytes
+
+
+def check_size(size: int, max_bytes: int | None = None) -> None:
     """Refuse a file larger than ``max_bytes`` (use it on an upload's size before reading it)."""
+    if max_bytes is None:
+        max_bytes = max_upload_bytes()
     if size > max_bytes:
         raise FileProblem(f"the file is {_size(size, '.1f')}; at most {_size(max_bytes, 'g')}")
 
@@ -221,21 +290,101 @@ def _decode(data: bytes) -> tuple[str, str]:
 _DELIMITER_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs"}
 
 
-def _read_delimited(text: str, default: str) -> tuple[tablib.Dataset, str]:
+class _BoundedLines:
+    """The lines of a text for ``csv.reader``, refusing a row longer than the limit.
+
+    ``csv.reader`` pulls lines until a row is complete (a quoted text may span lines), so the
+    count of characters since the last complete row is checked as each line is handed over:
+    a file that is one huge line, or one endless quoted text, stops at the limit."""
+
+    def __init__(self, text: str, limits: ImportLimits) -> None:
+        # Lines are cut out of the text itself: io.StringIO would copy it, four bytes a
+        # character once one character is outside Latin-1.
+        self._text = text
+        self._position = 0
+        self._limit = limits.max_row_chars
+        self.row_chars = 0
+        self.row = 1  # the number of the row being read (header = 1)
+
+    def __iter__(self) -> _BoundedLines:
+        return self
+
+    def __next__(self) -> str:
+        text, start = self._text, self._position
+        if start >= len(text):
+            raise StopIteration
+        window = start + self._limit + 1  # search no further than one row may reach
+        ends = [i for i in (text.find("\n", start, window), text.find("\r", start, window)) if i >= 0]
+        if ends:
+            end = min(ends) + 1
+            if text[end - 1] == "\r" and text.startswith("\n", end):
+                end += 1
+        else:
+            end = min(len(text), window)
+        self._position = end
+        self.row_chars += end - start
+        if self.row_chars > self._limit:
+            raise FileProblem(
+                f"row {_count(self.row)}: the row is longer than {_count(self._limit)} characters, "
+                "the most an import takes"
+            )
+        return text[start:end]
+
+
+def _records(
+    text: str, delimiter: str, limits: ImportLimits
+) -> Iterator[tuple[int, list[str]]]:
+    """(row number, cells) of each row, checking the limits as each row is read."""
+    lines = _BoundedLines(text, limits)
+    reader = csv.reader(lines, delimiter=delimiter)
+    cells = 0
+    number = 0
+    try:
+        for number, record in enumerate(reader, start=1):
+            if number > limits.max_rows + 1:
+                raise FileProblem(
+                    f"row {_count(number)}: the file has more than {_count(limits.max_rows)} rows "
+                    "besides the header row, the most an import takes"
+                )
+            if len(record) > limits.max_columns:
+                # Trailing empty cells (a spreadsheet's used range) do not count.
+                while len(record) > limits.max_columns and not record[-1].strip():
+                    record.pop()
+                if len(record) > limits.max_columns:
+                    raise FileProblem(
+                        f"row {_count(number)}, column {_column_label(limits.max_columns + 1)}: "
+                        f"the file has more than {_count(limits.max_columns)} columns, the most an "
+                        "import takes"
+                    )
+            cells += len(record)
+            if cells > limits.max_cells:
+                raise FileProblem(
+                    f"row {_count(number)}: the file has more than {_count(limits.max_cells)} cells, "
+                    "the most an import takes"
+                )
+            yield number, record
+            lines.row_chars = 0
+            lines.row = number + 1
+    except csv.Error as exc:
+        if "field larger than field limit" in str(exc):
+            raise FileProblem(
+                f"row {_count(number + 1)}: a cell holds more than "
+                f"{_count(csv.field_size_limit())} characters, the most an import takes "
+                "(is a quotation mark never closed?)"
+            ) from None
+        raise FileProblem(f"row {number + 1} cannot be read as CSV ({exc})") from None
+
+
+def _read_delimited(
+    text: str, default: str, limits: ImportLimits
+) -> tuple[tablib.Dataset, str]:
     delimiter = default
-    first = next(csv.reader(io.StringIO(text, newline=""), delimiter=default), [])
+    first = next(_records(text, default, replace(limits, max_columns=1 << 30)), (1, []))[1]
     if len(first) == 1:
         others = [d for d in (";", "\t", ",") if d != default and d in first[0]]
         if others:
             delimiter = max(others, key=first[0].count)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    records: list[tuple[int, list[str]]] = []
-    number = 0
-    try:
-        for number, record in enumerate(reader, start=1):
-            records.append((number, record))
-    except csv.Error as exc:
-        raise FileProblem(f"row {number + 1} cannot be read as CSV ({exc})") from None
+    records = list(_records(text, delimiter, limits))
     # Skip blank lines before the header.
     while records and not any(cell.strip() for cell in records[0][1]):
         records.pop(0)
@@ -272,39 +421,391 @@ def _read_delimited(text: str, default: str) -> tuple[tablib.Dataset, str]:
 # --- XLSX -----------------------------------------------------------------------------------
 
 
-def _read_xlsx(data: bytes) -> tablib.Dataset:
+_DAMAGED = "cannot be opened as an Excel workbook: the file is damaged or not an .xlsx file"
+_MAX_PARTS = 1_000  # zip members of a workbook; real ones have a few dozen
+_MAX_SMALL_PART = 4 * _MB  # workbook.xml, relationships: a few KB in real workbooks
+_CHUNK = 64 * 1024
+
+
+class _Workbook:
+    """A streaming reader of an XLSX file's active sheet that stops at the import limits.
+
+    openpyxl builds every row as wide as the sheet's rightmost cell (one cell at XFD makes
+    16,384 cells a row) and reads all shared strings first, so the parts are read here with
+    expat, chunk by chunk: each zip member is inflated 64 KB at a time and counted against
+    the declared size and ``max_unzipped_bytes``; rows, columns and cells are counted as the
+    parser meets them. Values follow openpyxl's ``data_only`` reading (cached formula
+    results, numbers as int or float, dates by their number format)."""
+
+    def __init__(self, data: bytes, limits: ImportLimits) -> None:
+        self.limits = limits
+        self.unzipped = 0
+        try:
+            self.zip = zipfile.ZipFile(io.BytesIO(data))
+            infos = self.zip.infolist()
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError):
+            raise FileProblem(_DAMAGED) from None
+        if len(infos) > _MAX_PARTS:
+            raise FileProblem(f"the workbook has more than {_count(_MAX_PARTS)} parts; {_DAMAGED}")
+        declared = sum(info.file_size for info in infos)
+        if declared > limits.max_unzipped_bytes:
+            raise FileProblem(self._too_big(declared))
+        self.names = {info.filename for info in infos}
+
+    def _too_big(self, size: int) -> str:
+        return (
+            f"the workbook unpacks to {_size(size, '.1f')}, more than "
+            f"{_size(self.limits.max_unzipped_bytes, 'g')}, the most an import takes"
+        )
+
+    def _long_text(self, where: str) -> str:
+        return (f"{where}: a text longer than {_count(self.limits.max_row_chars)} characters, "
+                "the most an import takes")
+
+    def chunks(self, name: str, cap: int | None = None) -> Iterator[bytes]:
+        """A member's bytes as inflated, counted against its declared size and the limits."""
+        if name not in self.names:
+            raise FileProblem(_DAMAGED)
+        info = self.zip.getinfo(name)
+        if cap is not None and info.file_size > cap:
+            raise FileProblem(_DAMAGED)
+        seen = 0
+        with self.zip.open(info) as member:
+            while chunk := member.read(_CHUNK):
+                seen += len(chunk)
+                self.unzipped += len(chunk)
+                if seen > info.file_size:  # zipfile stops at the declared size; be sure
+                    raise FileProblem(_DAMAGED)
+                if self.unzipped > self.limits.max_unzipped_bytes:
+                    raise FileProblem(self._too_big(self.unzipped))
+                yield chunk
+
+    def parse(self, name: str, start: Any, end: Any = None, text: Any = None,
+              cap: int | None = None, raw: bool = False) -> None:
+        """Run expat over a member with the given handlers.
+
+        Handlers get local tag names (``c`` for ``x:c``) and attributes by local name; with
+        ``raw`` they get the names as written and map them with :func:`_local` themselves
+        (the sheet and its texts: no wrapper call per element)."""
+        parser = xml.parsers.expat.ParserCreate()
+
+        def refuse(*_args: Any) -> None:  # OOXML has no DTDs: no entities to expand
+            raise FileProblem(_DAMAGED)
+
+        parser.StartDoctypeDeclHandler = refuse
+        parser.EntityDeclHandler = refuse
+        if raw:
+            parser.StartElementHandler = start
+            if end is not None:
+                parser.EndElementHandler = end
+        else:
+            parser.StartElementHandler = lambda tag, attrs: start(
+                _local(tag), {_local(k): v for k, v in attrs.items()})
+            if end is not None:
+                parser.EndElementHandler = lambda tag: end(_local(tag))
+        if text is not None:
+            parser.CharacterDataHandler = text
+        parser.buffer_text = True
+        for chunk in self.chunks(name, cap):
+            parser.Parse(chunk, False)
+        parser.Parse(b"", True)
+
+    # --- the parts ---------------------------------------------------------------------
+
+    def relationships(self, part: str) -> dict[str, str]:
+        """Relationship id -> the part it points to, for ``part`` (e.g. xl/workbook.xml)."""
+        folder, _, base = part.rpartition("/")
+        rels = f"{folder}/_rels/{base}.rels" if folder else f"_rels/{base}.rels"
+        found: dict[str, str] = {}
+
+        def start(tag: str, attrs: dict[str, str]) -> None:
+            if tag == "Relationship" and attrs.get("TargetMode") != "External":
+                target = attrs.get("Target", "")
+                if target.startswith("/"):
+                    path = target[1:]
+                else:
+                    parts = folder.split("/") if folder else []
+                    for piece in target.split("/"):
+                        if piece == "..":
+                            if parts:
+                                parts.pop()
+                        elif piece not in ("", "."):
+                            parts.append(piece)
+                    path = "/".join(parts)
+                found[attrs.get("Id", "")] = path
+                found.setdefault("type:" + attrs.get("Type", "").rpartition("/")[2], path)
+
+        if rels in self.names:
+            self.parse(rels, start, cap=_MAX_SMALL_PART)
+        return found
+
+    def shared_strings(self, path: str | None) -> list[str]:
+        strings: list[str] = []
+        if path is None or path not in self.names:
+            return strings
+        parts: list[str] = []
+        state = {"t": False, "skip": 0, "chars": 0}
+        limit = self.limits.max_cells
+
+        def start(tag: str, attrs: dict[str, str]) -> None:
+            tag = _LOCAL.get(tag) or _local(tag)
+            if tag == "si":
+                parts.clear()
+                state["chars"] = 0
+            elif tag == "t" and not state["skip"]:
+                state["t"] = True
+            elif tag == "rPh":  # phonetic guide text is not part of the value
+                state["skip"] += 1
+
+        def end(tag: str) -> None:
+            tag = _LOCAL.get(tag) or _local(tag)
+            if tag == "si":
+                if len(strings) >= limit:
+                    raise FileProblem(
+                        f"the workbook has more than {_count(limit)} texts, the most an import takes"
+                    )
+                strings.append("".join(parts))
+            elif tag == "t":
+                state["t"] = False
+            elif tag == "rPh":
+                state["skip"] -= 1
+
+        def text(data: str) -> None:
+            if state["t"]:
+                parts.append(data)
+                state["chars"] += len(data)
+                if state["chars"] > self.limits.max_row_chars:
+                    raise FileProblem(self._long_text(f"text {_count(len(strings) + 1)}"))
+
+        self.parse(path, start, end, text, raw=True)
+        return strings
+
+    def date_styles(self, path: str | None) -> set[int]:
+        """Indexes of the cell styles whose number format shows a date or a time."""
+        from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format
+
+        if path is None or path not in self.names:
+            return set()
+        custom: dict[int, str] = {}
+        formats: list[int] = []
+        where = {"cellXfs": False}
+
+        def start(tag: str, attrs: dict[str, str]) -> None:
+            if tag == "numFmt":
+                with contextlib.suppress(ValueError):
+                    custom[int(attrs.get("numFmtId", ""))] = attrs.get("formatCode", "")
+            elif tag == "cellXfs":
+                where["cellXfs"] = True
+            elif tag == "xf" and where["cellXfs"]:
+                try:
+                    formats.append(int(attrs.get("numFmtId", "0")))
+                except ValueError:
+                    formats.append(0)
+
+        def end(tag: str) -> None:
+            if tag == "cellXfs":
+                where["cellXfs"] = False
+
+        self.parse(path, start, end, cap=_MAX_SMALL_PART)
+        return {
+            index for index, fmt in enumerate(formats)
+            if is_date_format(custom.get(fmt, BUILTIN_FORMATS.get(fmt)))
+        }
+
+    def read(self) -> tuple[str, int, list[tuple[int, list[Any]]]]:
+        """(sheet name, number of worksheets, numbered rows of the active sheet)."""
+        book = self.relationships("").get("type:officeDocument")
+        if book is None or book not in self.names:
+            raise FileProblem(_DAMAGED)
+        sheets: list[tuple[str, str]] = []
+        view = {"active": 0, "date1904": False}
+
+        def start(tag: str, attrs: dict[str, str]) -> None:
+            if tag == "sheet":
+                sheets.append((attrs.get("name", ""), attrs.get("id", "")))
+            elif tag == "workbookView" and "activeTab" in attrs:
+                with contextlib.suppress(ValueError):
+                    view["active"] = int(attrs["activeTab"])
+            elif tag == "workbookPr":
+                view["date1904"] = attrs.get("date1904", "").lower() in ("1", "true")
+
+        self.parse(book, start, cap=_MAX_SMALL_PART)
+        rels = self.relationships(book)
+        worksheets = [(name, rels.get(rid, "")) for name, rid in sheets]
+        count = sum(1 for _name, path in worksheets if "/worksheets/" in f"/{path}")
+        if not 0 <= view["active"] < len(worksheets):
+            view["active"] = 0
+        if not worksheets or "/worksheets/" not in f"/{worksheets[view['active']][1]}":
+            raise FileProblem("the workbook has no worksheet to read")
+        title, path = worksheets[view["active"]]
+        strings = self.shared_strings(rels.get("type:sharedStrings"))
+        dates = self.date_styles(rels.get("type:styles"))
+        return title, count, self.rows(path, strings, dates, bool(view["date1904"]))
+
+    def rows(self, path: str, strings: list[str], dates: set[int],
+             date1904: bool) -> list[tuple[int, list[Any]]]:
+        from openpyxl.utils.datetime import (
+            CALENDAR_MAC_1904,
+            CALENDAR_WINDOWS_1900,
+            from_excel,
+            from_ISO8601,
+        )
+
+        limits = self.limits
+        epoch = CALENDAR_MAC_1904 if date1904 else CALENDAR_WINDOWS_1900
+        rows: list[tuple[int, list[Any]]] = []
+        row: dict[int, Any] = {}
+        cell: dict[str, Any] = {}
+        parts: list[str] = []
+        at = {"row": 0, "column": 0, "cells": 0, "text": False, "skip": 0, "chars": 0}
+
+        def refuse_row(number: int) -> None:
+            raise FileProblem(
+                f"row {_count(number)}: the file has more than {_count(limits.max_rows)} rows besides "
+                "the header row, the most an import takes"
+            )
+
+        def start(tag: str, attrs: dict[str, str]) -> None:
+            tag = _LOCAL.get(tag) or _local(tag)
+            if tag == "row":
+                number = at["row"] + 1
+                if "r" in attrs:
+                    try:
+                        number = int(attrs["r"])
+                    except ValueError:
+                        raise FileProblem(_DAMAGED) from None
+                if number <= at["row"]:
+                    raise FileProblem(_DAMAGED)  # rows out of order: not written by a program
+                if number > limits.max_rows + 1:
+                    refuse_row(number)
+                at["row"], at["column"] = number, 0
+                row.clear()
+            elif tag == "c":
+                column = at["column"] + 1
+                ref = attrs.get("r")
+                if ref:
+                    match = _CELL_REF.fullmatch(ref)
+                    if match is None:
+                        raise FileProblem(_DAMAGED)
+                    column = _column_index(match[1])
+                    if match[2] and int(match[2]) > limits.max_rows + 1:
+                        refuse_row(int(match[2]))
+                at["column"] = column
+                at["cells"] += 1
+                if at["cells"] > limits.max_cells:
+                    raise FileProblem(
+                        f"row {_count(at['row'])}: the file has more than {_count(limits.max_cells)} "
+                        "cells, the most an import takes"
+                    )
+                cell.clear()
+                cell.update(type=attrs.get("t", "n"), style=attrs.get("s", "0"), column=column)
+                parts.clear()
+                at["chars"] = 0
+            elif tag in ("v", "t") and cell and not at["skip"]:
+                at["text"] = True
+                cell["has"] = True
+            elif tag == "rPh":
+                at["skip"] += 1
+
+        def end(tag: str) -> None:
+            tag = _LOCAL.get(tag) or _local(tag)
+            if tag in ("v", "t"):
+                at["text"] = False
+            elif tag == "rPh":
+                at["skip"] -= 1
+            elif tag == "c":
+                value = self.value(cell, "".join(parts), strings, dates, epoch,
+                                   from_excel, from_ISO8601) if cell.get("has") else None
+                if value is not None:
+                    if cell["column"] > limits.max_columns:
+                        raise FileProblem(
+                            f"cell {_column_label(cell['column'])}{at['row']}: the file has more "
+                            f"than {_count(limits.max_columns)} columns, the most an import takes"
+                        )
+                    row[cell["column"]] = value
+                cell.clear()
+            elif tag == "row":
+                if row:
+                    width = max(row)
+                    rows.append((at["row"], [row.get(c) for c in range(1, width + 1)]))
+                row.clear()
+
+        def text(data: str) -> None:
+            if at["text"]:
+                parts.append(data)
+                at["chars"] += len(data)
+                if at["chars"] > limits.max_row_chars:
+                    raise FileProblem(self._long_text(
+                        f"cell {_column_label(cell['column'])}{at['row']}"))
+
+        self.parse(path, start, end, text, raw=True)
+        return rows
+
+    @staticmethod
+    def value(cell: dict[str, Any], raw: str, strings: list[str], dates: set[int],
+              epoch: Any, from_excel: Any, from_iso: Any) -> Any:
+        kind = cell["type"]
+        try:
+            if not raw and kind not in ("inlineStr", "str"):
+                return None
+            if kind == "s":
+                return strings[int(raw)]
+            if kind in ("inlineStr", "str", "e"):
+                return raw
+            if kind == "b":
+                return bool(int(raw))
+            if kind == "d":
+                return from_iso(raw)
+            number = float(raw) if any(ch in raw for ch in ".eE") else int(raw)
+            if cell["style"].isdigit() and int(cell["style"]) in dates:
+                with contextlib.suppress(ValueError, OverflowError):
+                    return from_excel(number, epoch)
+            return number
+        except (ValueError, IndexError, OverflowError):
+            raise FileProblem(_DAMAGED) from None
+
+
+_LOCAL: dict[str, str] = {}
+
+
+def _local(name: str) -> str:
+    """'x:c' -> 'c' (remembered: a sheet repeats a handful of names a million times)."""
+    short = name.rpartition(":")[2]
+    if len(_LOCAL) < 1_000:  # a hostile file cannot grow it without bound
+        _LOCAL[name] = short
+    return short
+
+
+_CELL_REF = re.compile(r"\$?([A-Za-z]{1,3})\$?([0-9]{1,7})?")
+
+
+def _column_index(letters: str) -> int:
+    """'A' -> 1, 'XFD' -> 16384."""
+    index = 0
+    for letter in letters.upper():
+        index = index * 26 + ord(letter) - ord("A") + 1
+    return index
+
+
+def _read_xlsx(data: bytes, limits: ImportLimits) -> tablib.Dataset:
     if data.startswith(b"\xd0\xcf\x11\xe0"):
         raise FileProblem(
             "cannot be opened as an Excel workbook: this is an old .xls file or a "
             "password-protected workbook; save it as .xlsx without a password"
         )
-    from openpyxl import load_workbook
-
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-            try:
-                sheet = workbook.active
-                if sheet is None or not hasattr(sheet, "iter_rows"):
-                    raise FileProblem("the workbook has no worksheet to read")
-                title = sheet.title
-                n_sheets = len(workbook.worksheets)
-                sheet.reset_dimensions()  # do not trust a stored size (it may span 16384 columns)
-                grid = [list(row) for row in sheet.iter_rows(values_only=True)]
-            finally:
-                workbook.close()
+        title, n_sheets, numbered = _Workbook(data, limits).read()
     except FileProblem:
         raise
-    except Exception:
-        raise FileProblem(
-            "cannot be opened as an Excel workbook: the file is damaged or not an .xlsx file"
-        ) from None
+    except (zipfile.BadZipFile, xml.parsers.expat.ExpatError, EOFError, OSError, ValueError,
+            NotImplementedError, RuntimeError, KeyError, zlib.error):
+        # damaged data, a broken zip stream, an unsupported compression or an encrypted member
+        raise FileProblem(_DAMAGED) from None
 
     def blank(value: Any) -> bool:
         return value is None or (isinstance(value, str) and not value.strip())
 
-    numbered = [(n, row) for n, row in enumerate(grid, start=1) if not all(blank(v) for v in row)]
+    numbered = [(n, row) for n, row in numbered if not all(blank(v) for v in row)]
     if not numbered:
         raise FileProblem(f"the sheet “{title}” is empty")
     _n, header = numbered[0]
@@ -332,12 +833,47 @@ def _kind(value: Any) -> str:
     return "a number" if isinstance(value, int | float) and not isinstance(value, bool) else "true/false"
 
 
-def _read_json(text: str) -> tablib.Dataset:
+def load_json(text: str | bytes, what: str = "this file") -> Any:
+    """``json.loads`` with a message instead of a traceback for nesting too deep to parse.
+
+    The C parser recurses once per level and stops with RecursionError at Python's
+    recursion limit; every JSON entry point (imports, packs) reads through here."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{what} is nested too deeply to be read (lists or objects "
+                         "inside each other, hundreds of levels deep)") from None
+
+
+def _read_json(text: str, limits: ImportLimits) -> tablib.Dataset:
+    # The parser builds the whole document at once: bound what it can build from the text
+    # alone (every value but the first follows a comma) before it starts.
+    if text.count(",") > 2 * limits.max_cells:
+        raise FileProblem(
+            f"the file has more than {_count(limits.max_cells)} cells, the most an import takes"
+        )
+    items = 0
+
+    def count(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal items
+        items += 1
+        if items > limits.max_rows:
+            raise FileProblem(
+                f"item {_count(items)}: the file has more than {_count(limits.max_rows)} rows, "
+                "the most an import takes"
+            )
+        return dict(pairs)
+
+    try:
+        data = json.loads(text, object_pairs_hook=count)
     except json.JSONDecodeError as exc:
         raise FileProblem(
             f"this is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    except RecursionError:
+        raise FileProblem(
+            "this JSON is nested too deeply to be read (lists or objects inside each other, "
+            "hundreds of levels deep); a JSON file must hold a list of objects, one per row"
         ) from None
     expected = 'a JSON file must hold a list of objects, one per row ([{"key": …, …}, …])'
     if not isinstance(data, list):

@@ -78,3 +78,33 @@ class JSON(_Checked, base_formats.JSON):
 
 
 FORMATS = [CSV, XLSX, TSV, JSON]
+
+
+#: Rows and error lines an import preview shows at most; the rest are counted.
+PREVIEW_ROWS = 200
+
+
+def preview_context(result: Any, limit: int = PREVIEW_ROWS) -> dict[str, Any]:
+    """What the import page shows of a result: its errors, and the rows it would change first.
+
+    A preview of every row grows with the file (20,000 rows made a 7 MB page); this keeps the
+    page to ``limit`` rows and ``limit`` error lines, with counts of everything."""
+    from cards.catalogue import describe_errors
+
+    errors = describe_errors(result)
+    valid = list(result.valid_rows())
+    counts = {kind: 0 for kind in ("new", "update", "delete", "skip")}
+    for row in valid:
+        counts[row.import_type] = counts.get(row.import_type, 0) + 1
+    changed = [row for row in valid if row.import_type != "skip"]
+    unchanged = [row for row in valid if row.import_type == "skip"]
+    shown = changed[:limit] + unchanged[: max(0, limit - len(changed))]
+    return {
+        "error_lines": errors[:limit],
+        "error_count": len(errors),
+        "errors_hidden": max(0, len(errors) - limit),
+        "preview_rows": shown,
+        "preview_counts": counts,
+        "preview_total": len(valid),
+        "preview_hidden": len(valid) - len(shown),
+    }

@@ -347,8 +347,10 @@ def po_upload_view(site, request: HttpRequest, game: str, language: str) -> Http
     if request.method != "POST":
         return HttpResponseRedirect(back)
     upload = request.FILES.get("po_file")
-    if upload is None:
-        messages.error(request, "Choose a PO file to upload.")
+    if upload is None:  # none chosen, or dropped while streaming in for its size
+        from cards.uploads import upload_refusal
+
+        messages.error(request, upload_refusal(request) or "Choose a PO file to upload.")
         return HttpResponseRedirect(back)
     if upload.size > MAX_PO_BYTES:
         messages.error(request, f"{upload.name}: the file is {upload.size / 1_048_576:.1f} MB; "

@@ -23,6 +23,7 @@ from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.db import IntegrityError, transaction
 
+from cards.files import load_json
 from cards.models import (
     AlfonsCard,
     ConceptCard,
@@ -409,8 +410,11 @@ def load_pack(game: str, language: str, *, release: int | str | None = None) -> 
 def read_pack_file(path: Path) -> dict[str, Any]:
     """A pack from a file, checked against the schema and its own sha256."""
     try:
-        pack = json.loads(Path(path).read_bytes())
+        pack = load_json(Path(path).read_bytes(), "the file")
     except (OSError, ValueError) as exc:
         raise PackError(f"{path}: not a JSON file ({exc}).") from None
-    validate(pack)
+    try:
+        validate(pack)
+    except RecursionError:  # nesting under the parser's limit can still be too deep to check
+        raise PackError(f"{path}: not a content pack (lists or objects nested too deeply).") from None
     return pack

@@ -122,6 +122,20 @@ MEDIA_ROOT = VAR_DIR / "media"
 # Uploads: keep big files off the heap, and refuse absurd request bodies early.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10_485_760
+# An uploaded file larger than the largest import is dropped while it streams in (cards.uploads).
+FILE_UPLOAD_HANDLERS = [
+    "cards.uploads.LimitedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+# What one import file may hold (cards.files.ImportLimits); README, "Spreadsheets".
+KARTOTHEK_IMPORT_MAX_BYTES = 20 * 1024 * 1024
+KARTOTHEK_IMPORT_MAX_ROWS = 20_000
+KARTOTHEK_IMPORT_MAX_COLUMNS = 50
+KARTOTHEK_IMPORT_MAX_CELLS = 500_000
+KARTOTHEK_IMPORT_MAX_ROW_CHARS = 1_000_000
+KARTOTHEK_IMPORT_MAX_UNZIPPED_BYTES = 100 * 1024 * 1024
+KARTOTHEK_IMPORT_PREVIEW_MAX_AGE = 3600  # seconds an unconfirmed import preview keeps its file
 
 IMPORT_EXPORT_SKIP_ADMIN_LOG = False
 IMPORT_EXPORT_IMPORT_PERMISSION_CODE = "change"

@@ -6,6 +6,7 @@ admin print page and the print-shop profiles all build one and hand it to the re
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, replace
 
@@ -65,6 +66,19 @@ class DeckOptions:
     extra: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
+        # NaN passes no comparison and so would slip past every range check below (a "nan"
+        # offset reached the renderer): every number must first be a finite one.
+        numbers = [("card width", self.size[0]), ("card height", self.size[1]),
+                   ("bleed", self.bleed), ("safe", self.safe), ("gap", self.gap),
+                   ("crop length", self.crop_length), ("margin", self.margin),
+                   ("minimum font size", self.min_font_size),
+                   ("front/back offset across", self.back_offset[0]),
+                   ("front/back offset up", self.back_offset[1])]
+        if self.crop_offset is not None:
+            numbers.append(("crop offset", self.crop_offset))
+        for name, value in numbers:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise OptionError(f"The {name} must be a number of millimetres, not {value!r}.")
         width, height = self.size
         if not (10 <= width <= 400 and 10 <= height <= 400):
             raise OptionError(f"A card of {width:g} × {height:g} mm is not printable; 10–400 mm a side.")
@@ -132,6 +146,12 @@ class DeckOptions:
         return rows
 
 
+def _shown(text: str) -> str:
+    """A value as echoed in a message: a pasted page of text is cut short."""
+    text = text.strip()
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
 def parse_size(text: str) -> tuple[str, tuple[float, float]]:
     """'poker' → ('poker', (63, 88)); '60x90' or '60×90' → ('60×90', (60, 90))."""
     name = text.strip().lower()
@@ -139,7 +159,8 @@ def parse_size(text: str) -> tuple[str, tuple[float, float]]:
         return name, SIZES[name]
     match = re.fullmatch(r"(\d+(?:[.,]\d+)?)\s*[x×*]\s*(\d+(?:[.,]\d+)?)(?:\s*mm)?", name)
     if not match:
-        raise OptionError(f"Unknown card size '{text}': use {', '.join(SIZES)} or WxH in mm (e.g. 60x90).")
+        raise OptionError(f"Unknown card size '{_shown(text)}': use {', '.join(SIZES)} "
+                          "or WxH in mm (e.g. 60x90).")
     width, height = (float(v.replace(",", ".")) for v in match.groups())
     return f"{width:g}×{height:g}", (width, height)
 
@@ -153,8 +174,10 @@ def parse_offset(text: str) -> tuple[float, float]:
         values = []
     if len(values) == 1:
         values.append(0.0)
-    if len(values) != 2:
-        raise OptionError(f"'{text}' is not an offset: give 'X,Y' in mm, e.g. 0.5,-1.")
+    if len(values) != 2 or not all(math.isfinite(v) for v in values):
+        raise OptionError(f"'{_shown(text)}' is not an offset: give 'X,Y' in mm, e.g. 0.5,-1.")
+    if any(abs(v) > 20 for v in values):
+        raise OptionError("The front/back offset is at most 20 mm each way.")
     return values[0], values[1]
 
 
