@@ -273,22 +273,28 @@ def _challenge(state: State, challenger: str, action: Action) -> None:
     if target not in challengeable(state, challenger):
         raise IllegalAction("Only a leader (a player with the most chips) can be challenged.")
     duelists = (target, challenger)
-    if state["questioner"] in duelists:
+    card = state["card"]
+    new_card = state["questioner"] in duelists
+    if new_card:
+        # The questioner has seen this card: it goes back into the box, and another player
+        # reads from a newly drawn card (the rulebook's note).
         readers = [p for p in state["players"] if p not in duelists]
+        state["pile"].append(card)
+        card = state["pile"].pop(0)
     else:
+        # The duel is read from the card the questioner drew for this turn.
         readers = [state["questioner"]]
-    # The turn's card goes back into the box; the duel is read from a newly drawn card.
-    state["pile"].append(state["card"])
     state["card"] = None
     state["duel"] = {
         "challenger": challenger,
         "challenged": target,
-        "card": state["pile"].pop(0),
+        "card": card,
         "readers": readers,
         "answers": [],
     }
     state["phase"] = "duel"
-    log(state, "challenge", turn=state["turn"], challenger=challenger, challenged=target, readers=readers)
+    log(state, "challenge", turn=state["turn"], challenger=challenger, challenged=target, readers=readers,
+        new_card=new_card)  # fmt: skip
 
 
 def _ask(state: State, player: str, action: Action) -> None:

@@ -342,9 +342,14 @@ def _remove(state: State, player: str, action: Action) -> None:
     if slot == state["secret"]:
         _end_round(state, "solution_removed", _three_for_the_others(state, hint_giver), card)
     elif state["removals"] == MAX_MARKERS:
-        # One card is left: it counts as a correct solution worth one point.
+        # One card is left: it counts as a correct solution worth one point, scored after the
+        # hint giver's point for this removal. If that point reaches the goal the game is over
+        # at once and the last card's point is wasted (End of the Game).
         last_card = state["board"][state["secret"] - 1]
-        _end_round(state, "last_card", {hint_giver: 1, state["candidate"]: 1}, last_card)
+        points = {hint_giver: 1}
+        if state["scores"][hint_giver] + 1 < state["goal"]:
+            points[state["candidate"]] = 1
+        _end_round(state, "last_card", points, last_card)
     else:
         _score_hint(state, hint_giver)
 

@@ -561,12 +561,30 @@ def test_with_two_players_there_is_no_duel():
         challenge(state, "ben", "ann")
 
 
-def test_the_duel_is_read_from_a_newly_drawn_card_and_the_turns_card_goes_back():
+def test_a_duel_is_read_from_the_card_the_questioner_drew_for_this_turn():
+    """Rulebook, Challenge: "The questioner reads the two slogans of a card aloud";
+    docs/engines.md, slogan: "duel: both slogans of the card the questioner drew for this turn"."""
     state = arrange(game(cards=["karte-001", "karte-002"]), chips={"cat": 5})
+    assert state["card"] == "karte-001"  # ann, the questioner, has drawn it
     state = challenge(state, "dan", "cat")
+    assert state["duel"]["card"] == "karte-001"
+    assert state["duel"]["readers"] == ["ann"]
+    assert state["pile"][0] == "karte-002" and "karte-001" not in state["pile"]
+    assert state["card"] is None
+    assert events(state, "challenge")[0]["new_card"] is False
+
+
+def test_a_questioner_who_duels_puts_the_card_back_and_another_player_reads_a_new_one():
+    """Rulebook, Challenge, note: "If the questioner is himself the leader, another player must
+    read aloud the slogans from a card that he newly draws from the slogan box. If the original
+    questioner had already drawn a card, it is put back into the box in this case."""
+    state = arrange(game(cards=["karte-001", "karte-002"]), chips={"ann": 5})
+    state = challenge(state, "dan", "ann")
     assert state["duel"]["card"] == "karte-002"
     assert state["pile"][-1] == "karte-001"
+    assert state["duel"]["readers"] == ["ben", "cat"]
     assert state["card"] is None
+    assert events(state, "challenge")[0]["new_card"] is True
 
 
 def test_the_challenged_player_answers_first_and_each_correct_answer_takes_a_chip():
