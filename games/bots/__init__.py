@@ -19,6 +19,7 @@ A module may also offer ``extra_stats(final_states) -> dict[str, str]`` for the 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -50,18 +51,23 @@ def act(slug: str, state: Mapping[str, Any], player: str, rng: random.Random) ->
     what the bot may know is decided here, not by the caller. The bot gets the seat's view
     (without the log: a bot does not read it) and its legal actions, never the state.
     """
-    engine = engines.get(slug)
+    engine, bot = _modules(slug)
     legal: list[dict[str, Any]] = engine.legal_actions(state, player)
     if not legal:
         return None
     seen: dict[str, Any] = engine.view(state, player, with_log=False)
-    bot = bot_for(slug)
     action: dict[str, Any] | None
     if slug == "slogan":
         action = bot.choose(seen, legal, rng, recall=_slogan_recall(state, player, rng))
     else:
         action = bot.choose(seen, legal, rng)
     return action
+
+
+@functools.cache
+def _modules(slug: str) -> tuple[ModuleType, ModuleType]:
+    """The engine and the bot of a game (looked up once: ``act`` runs for every decision)."""
+    return engines.get(slug), bot_for(slug)
 
 
 def _knows_nothing(bonus: float = 0.0) -> int | None:
@@ -82,7 +88,7 @@ def _slogan_recall(
         return _knows_nothing
     slogan = state["catalogue"]["cards"][card][question["slogan"]]
     key, answer = str(slogan["key"]), int(slogan["answer"])
-    knows = bot_for("slogan").knows
+    knows = _modules("slogan")[1].knows
 
     def recall(bonus: float = 0.0) -> int | None:
         return answer if knows(player, key, rng, bonus) else None

@@ -23,52 +23,48 @@ Faces = dict[str, dict[str, str]]
 
 
 def choose(seen: dict[str, Any], legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any] | None:
-    kinds = {action["type"] for action in legal}
-    if "ready" in kinds:
-        return {"type": "ready"}
+    if legal[0]["type"] == "ready":
+        return legal[0]
     if seen["phase"] != "swapping":
         return None
     call = _call_sign(seen, rng)
-    if call is not None and call in legal:
-        return call
+    if call is not None:
+        return call  # a sign call is legal at any time in the swapping phase
     faces: Faces = seen["faces"]
-    if "signal" in kinds and engine.is_quintet(seen["hand"], _pairs(faces, seen["hand"])):
+    hand: list[str] = seen["hand"]
+    symbol, colours = _best_collection(hand, faces)
+    quintet = len(hand) == engine.HAND_SIZE and len(colours) == engine.HAND_SIZE
+    if quintet and seen["you"] not in seen["signals"]:
         return {"type": "signal"}
-    action = _swap(seen, faces)
-    return action if action is None or action in legal else None
-
-
-def _pairs(faces: Faces, cards: list[str]) -> dict[str, list[str]]:
-    return {card: [faces[card]["symbol"], faces[card]["colour"]] for card in cards}
+    return _swap(seen, faces, symbol, colours)
 
 
 def _call_sign(seen: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
     me = seen["you"]
-    mates = seen["teams"][seen["team"]]
     for mate in seen["signals"]:
         if mate != me and rng.random() < READ_MATE:
             return {"type": "sign", "target": mate}
-    for other in seen["done"]:
-        if other != me and other in mates and other not in seen["signals"] and rng.random() < MISREAD:
-            return {"type": "sign", "target": other}
+    if seen["done"]:
+        mates = seen["teams"][seen["team"]]
+        for other in seen["done"]:
+            if other != me and other in mates and other not in seen["signals"] and rng.random() < MISREAD:
+                return {"type": "sign", "target": other}
     return None
 
 
-def _swap(seen: dict[str, Any], faces: Faces) -> dict[str, Any] | None:
+def _swap(seen: dict[str, Any], faces: Faces, symbol: str, colours: set[str]) -> dict[str, Any] | None:
     hand: list[str] = seen["hand"]
-    cards = _pairs(faces, [*hand, *seen["table"]])
-    symbol, _ = _best_collection(hand, cards)
-    colours = {cards[card][1] for card in hand if cards[card][0] == symbol}
-    useful = [
-        card
-        for card in seen["table"]
-        if cards[card][0] == symbol and cards[card][1] not in colours and len(colours) < engine.HAND_SIZE
-    ]
+    table: list[str] = seen["table"]
+    useful = []
+    if len(colours) < engine.HAND_SIZE:
+        for card in table:
+            face = faces[card]
+            if face["symbol"] == symbol and face["colour"] not in colours:
+                useful.append(card)
     if len(hand) > engine.HAND_SIZE:
-        return {"type": "drop", "card": _worst(hand, cards, symbol)}
+        return {"type": "drop", "card": _worst(hand, faces, symbol)}
     if len(hand) < engine.HAND_SIZE:
-        card = useful[0] if useful else seen["table"][0]
-        return {"type": "take", "card": card}
+        return {"type": "take", "card": useful[0] if useful else table[0]}
     if useful:
         return {"type": "take", "card": useful[0]}
     if seen["you"] not in seen["done"]:
@@ -76,27 +72,31 @@ def _swap(seen: dict[str, Any], faces: Faces) -> dict[str, Any] | None:
     return None  # done, and nothing on the table worth a swap
 
 
-def _best_collection(hand: list[str], cards: dict[str, list[str]]) -> tuple[str, int]:
-    """The symbol held in the most different colours (ties: the most cards, then by name)."""
+def _best_collection(hand: list[str], faces: Faces) -> tuple[str, set[str]]:
+    """The symbol held in the most different colours (ties: the most cards, then by name),
+    and those colours."""
     colours: dict[str, set[str]] = {}
+    counts: dict[str, int] = {}
     for card in hand:
-        symbol, colour = cards[card]
-        colours.setdefault(symbol, set()).add(colour)
-    counts = Counter(cards[card][0] for card in hand)
+        face = faces[card]
+        symbol = face["symbol"]
+        colours.setdefault(symbol, set()).add(face["colour"])
+        counts[symbol] = counts.get(symbol, 0) + 1
     symbol = max(colours, key=lambda s: (len(colours[s]), counts[s], s))
-    return symbol, len(colours[symbol])
+    return symbol, colours[symbol]
 
 
-def _worst(hand: list[str], cards: dict[str, list[str]], symbol: str) -> str:
+def _worst(hand: list[str], faces: Faces, symbol: str) -> str:
     """A card off the collection, or else a second card of a colour already collected."""
-    others = [card for card in hand if cards[card][0] != symbol]
-    if others:
-        return others[0]
+    for card in hand:
+        if faces[card]["symbol"] != symbol:
+            return card
     seen_colours: set[str] = set()
     for card in hand:
-        if cards[card][1] in seen_colours:
+        colour = faces[card]["colour"]
+        if colour in seen_colours:
             return card
-        seen_colours.add(cards[card][1])
+        seen_colours.add(colour)
     return hand[0]
 
 

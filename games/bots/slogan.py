@@ -119,7 +119,7 @@ def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
     asked: Counter[str] = Counter()
     right: Counter[str] = Counter()
     endings: Counter[str] = Counter()
-    duels = alfons = void = 0
+    duels = new_cards = alfons = void = 0
     for state in final_states:
         answers: dict[int, list[bool]] = {}  # slogan 0 or 1 -> judgements not yet attributed
         asked_slogan = 0
@@ -137,6 +137,7 @@ def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
                 right[event["key"]] += sum(judged)
             elif kind == "challenge":
                 duels += 1
+                new_cards += event["new_card"]
             elif kind == "alfons":
                 alfons += 1
                 void += event["void"]
@@ -151,6 +152,8 @@ def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
         "answers right": f"{sum(right.values()) / total:.1%} of {total}",
         "slogans asked": f"{len(asked)} (never answered right: {sum(1 for k in asked if not right[k])})",
         "duels per game": f"{duels / games:.2f}",
+        "duels": f"{duels} ({duels - new_cards} read from the turn's card, "
+        f"{new_cards} from a new card because the questioner duelled)",
         "Spießer Alfons cards per game": f"{alfons / games:.2f} ({void / alfons:.1%} void)"
         if alfons
         else "0",

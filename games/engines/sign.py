@@ -21,7 +21,6 @@ from games.engines.base import (
     log,
     new_rng_state,
     next_player,
-    plain_copy,
     stacked_pile,
 )
 
@@ -512,9 +511,13 @@ def result(state: State) -> dict[str, Any] | None:
 
 
 def _copy(state: State) -> State:
-    new = {key: plain_copy(value) for key, value in state.items() if key not in SHARED and key != "log"}
-    new.update({key: state[key] for key in SHARED})
-    new["log"] = list(state["log"])
+    """A copy to change: what a handler changes is new; ``players``, ``teams`` and the SHARED
+    keys are never changed in place, and past log events never change."""
+    new = dict(state)
+    new["hands"] = {player: list(hand) for player, hand in state["hands"].items()}
+    for key in ("table", "deck", "discard", "done", "ready", "signals", "team_scores", "log"):
+        new[key] = list(state[key])
+    new["scores"] = dict(state["scores"])
     return new
 
 

@@ -681,9 +681,19 @@ def _clockwise_from(players: list[str], player: str) -> list[str]:
 
 
 def _copy(state: State) -> State:
-    new = {key: plain_copy(value) for key, value in state.items() if key not in SHARED and key != "log"}
-    new.update({key: state[key] for key in SHARED})
-    new["log"] = list(state["log"])
+    """A copy to change: what a handler changes is new; ``players`` and the SHARED keys are
+    never changed in place, and past log events never change."""
+    new = dict(state)
+    for key in ("pile", "used", "alfons_discard", "log"):
+        new[key] = list(state[key])
+    new["positions"] = dict(state["positions"])
+    new["scores"] = dict(state["scores"])
+    new["desks"] = {player: list(desk) for player, desk in state["desks"].items()}
+    if state["question"] is not None:
+        new["question"] = dict(state["question"])
+    if state["duel"] is not None:
+        duel = state["duel"]
+        new["duel"] = {**duel, "readers": list(duel["readers"]), "answers": list(duel["answers"])}
     return new
 
 
