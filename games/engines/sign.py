@@ -1,4 +1,4 @@
-"""Sign: teams swap cards with the table and call "Sign!" on a quintet (see ENGINES.md).
+"""Sign: teams swap cards with the table and call "Sign!" on a quintet (see docs/engines.md).
 
 A round opens with a check: the table cards lie face down until every player has sent
 ``{"type": "ready"}`` (phase ``checking``). Then there are no turns: any player may take, drop,

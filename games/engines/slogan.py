@@ -1,6 +1,6 @@
 """Slogan: guess the product behind an advertising slogan, climb the career track, win chips.
 
-See ENGINES.md. The questioner asks the next player clockwise and judges the spoken answer;
+See docs/engines.md. The questioner asks the next player clockwise and judges the spoken answer;
 a wrong answerer chooses a Spießer Alfons card, a tip or to pass; before the question any
 player may challenge a leader to a duel. The game ends when a piece reaches the goal.
 """

@@ -3,7 +3,7 @@
 One round: eight concept cards lie on the board's slots 1..8, a number card (hidden from the
 candidate) names the slot of the secret concept. The hint givers, in turn clockwise from the
 candidate's left, each place a marker on a symbol; after each hint the candidate (Kandidat)
-removes a card they think wrong or attempts a solution. See ENGINES.md for the project's rules.
+removes a card they think wrong or attempts a solution. See docs/engines.md for the project's rules.
 """
 
 from __future__ import annotations
