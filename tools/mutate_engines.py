@@ -265,12 +265,15 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every mutant and its outcome here")
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     parser.add_argument("--only", nargs="*", default=[], help="MODULE:NUMBER mutants to run")
+    parser.add_argument("--skip", type=Path, nargs="*", default=[], help="--json files of mutants run before")
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
     os.chdir(ROOT)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
     everything = [item for module in args.files for item in mutants_of(module)]
+    done = {f"{m['module']}:{m['number']}" for path in args.skip for m in json.loads(path.read_text())}
+    everything = [item for item in everything if f"{item[0].module}:{item[0].number}" not in done]
     chosen = everything
     if args.only:
         wanted = set(args.only)

@@ -142,3 +142,10 @@ def test_a_pack_of_another_game_is_refused(slug):
     other = next(game for game in engines.ENGINES if game != slug)
     with pytest.raises(ValueError, match=repr(other)):
         engine.setup(players_for(engine), pack_for(other), seed=0)
+
+
+def test_someone_not_playing_has_no_legal_action(slug):
+    """docs/engines.md, contract: ``legal_actions`` is "empty when none, and for someone not
+    playing"."""
+    engine, state = new_state(slug)
+    assert engine.legal_actions(state, "nobody") == []

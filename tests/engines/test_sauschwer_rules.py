@@ -122,3 +122,35 @@ def test_a_pack_of_another_game_is_refused():
         engine.setup(["Anna", "Ben"], sign_pack(), seed=0)
     body_only = sauschwer_pack()["body"]  # a bare body (no "game") is taken as this game's
     assert engine.setup(["Anna", "Ben"], body_only, seed=0)["round"] == 1
+
+
+def test_nobody_is_active_once_the_game_is_over():
+    """docs/engines.md, View keys: ``active`` is the player to place; after the end there is none."""
+    state = round_one_with_a_wrong_doubter(target_points=1)
+    assert state["phase"] == "over"
+    assert engine.view(state, None)["active"] is None
+    assert all(engine.legal_actions(state, p) == [] for p in HANDS)
+
+
+def test_the_log_records_the_stop_and_each_marker_without_its_side():
+    """Rulebook: "Whoever calls first is the doubter"; markers are held "hidden in their hands,
+    then reveal them all at the same time"; docs/engines.md: markers stay hidden until all are in."""
+    state = new_game(HANDS, PILE, WEIGHTS)
+    state = play(state, ("Anna", place("a-kuh", "violet")), ("Ben", STOP), ("Cleo", marker("violet")))
+    assert state["log"][-3:] == [
+        {"type": "stopped", "player": "Ben"},
+        {"type": "reveal_called", "reason": "stop", "doubter": "Ben"},
+        {"type": "marker_in", "player": "Cleo"},
+    ]
+
+
+def test_the_seed_chooses_each_rounds_opening_side_afresh():
+    """docs/engines.md, sauschwer: ``opening_side`` default "chosen by the seed each round"."""
+    sides_per_game = []
+    for seed in range(8):
+        state = engine.setup(["Anna", "Ben"], sauschwer_pack([100] * 40), seed=seed, options={"max_cards": 2})
+        for _ in range(5):
+            state = play(state, (state["active"], place(state["hands"][state["active"]][0], "red")))
+            state = play(state, *((p, engine.legal_actions(state, p)[0]) for p in state["players"]))
+        sides_per_game.append({e["side"] for e in state["log"] if e["type"] == "round_started"})
+    assert {"red", "violet"} in sides_per_game  # both sides within one game

@@ -177,6 +177,7 @@ def test_a_drawn_round_is_checked_again_too():
     state = game(pack=sign_pack(5, 5))  # 25 cards: the deck is empty after the deal
     state = play(state, *[(player, {"type": "done"}) for player in FOUR])
     assert [event["outcome"] for event in events(state, "round_end")] == ["draw"]
+    assert events(state, "refresh") == [{"type": "refresh", "round": 1, "table": [], "deck_ran_out": True}]
     assert state["phase"] == "checking" and state["round"] == 2
 
 
@@ -289,3 +290,41 @@ def test_the_faces_of_the_cards_a_player_sees_are_in_the_view():
     assert seen["faces"]["anker-rot"] == {"symbol": "anker", "colour": "rot"}
     assert set(seen["faces"]) == {*QUINTET, *state["table"], state["bottom_card"]}
     assert set(engine.view(state, None)["faces"]) == {*state["table"], state["bottom_card"]}
+
+
+def test_a_call_on_a_hand_of_four_is_logged_as_invalid():
+    """Rulebook, Goal of a Round: "a quintet is impossible when a player has only four cards in
+    their hand"; docs/engines.md: the ``sign`` event has ``valid``."""
+    state = game({"cat": QUINTET})
+    state = play(state, ("cat", {"type": "drop", "card": QUINTET[0]}))
+    state = engine.apply(state, "ann", {"type": "sign", "target": "cat"})
+    (call,) = events(state, "sign")
+    assert call["valid"] is False and call["hand"] == QUINTET[1:]
+    assert state["team_scores"] == [0, 1]  # a team-mate called: the other team scores
+
+
+def test_take_and_drop_refuse_fields_they_do_not_have():
+    """docs/engines.md, contract: an illegal action raises IllegalAction; the state is unchanged."""
+    state = game()
+    before = json.dumps(state, sort_keys=True)
+    for action in (
+        {"type": "take", "card": state["table"][0], "from": "deck"},
+        {"type": "drop", "card": state["hands"]["ann"][0], "face": "down"},
+        {"type": "ready", "now": True},
+        {"type": "sign", "target": "ben", "hand": QUINTET},
+        {"type": "signal", "to": "cat"},
+    ):
+        with pytest.raises(IllegalAction):
+            engine.apply(state, "ann", action)
+    assert json.dumps(state, sort_keys=True) == before
+
+
+def test_the_log_records_who_is_done_and_each_refresh():
+    """Rulebook, Refreshing Cards: "If none of the players want to swap anymore ... the dealer
+    takes the same number as the discarded cards from the deck and opens them up"."""
+    state = game()
+    state = play(state, ("ann", {"type": "done"}))
+    assert state["log"][-1] == {"type": "done", "round": 1, "player": "ann"}
+    state = play(state, *[(player, {"type": "done"}) for player in FOUR[1:]])
+    refresh = events(state, "refresh")[-1]
+    assert refresh == {"type": "refresh", "round": 1, "table": state["table"], "deck_ran_out": False}

@@ -599,3 +599,13 @@ def test_a_game_replays_from_its_seed_options_and_actions(seed):
     for player, action in moves:
         replayed = engine.apply(json.loads(json.dumps(replayed)), player, action)
     assert replayed == final
+
+
+def test_the_log_records_each_removal_and_the_hint_givers_point():
+    """Rulebook, Example of a Round: "Because Goethe is not the solution, Sabine gets a point for
+    her hint"; docs/engines.md: a state's log records the events."""
+    state = play(new_game(), ("Sabine", hint("handy")), ("Tim", remove(1)))
+    assert state["log"][-2:] == [
+        {"type": "removed", "player": "Tim", "slot": 1, "card": "goethe"},
+        {"type": "scored", "points": {"Sabine": 1}},
+    ]
