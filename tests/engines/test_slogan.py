@@ -915,3 +915,19 @@ def test_an_alfons_card_at_the_edge_of_its_amounts_is_accepted(effect):
     """docs/engines.md, slogan: ``to_level`` levels 1–6, ``pay_each`` n ≥ 1, ``move``/``chips`` ±n."""
     state = engine.setup(FOUR, alfons_pack(effect), seed=0)
     assert state["catalogue"]["alfons"]["alfons-01-" + effect["kind"].replace("_", "-")]["effect"] == effect
+
+
+def test_a_challenge_refuses_fields_it_does_not_have():
+    """docs/engines.md, slogan: ``{"type": "challenge", "target": LEADER}``; an illegal action
+    raises IllegalAction and changes nothing."""
+    state = arrange(game(), chips={"cat": 5})
+    with pytest.raises(IllegalAction, match="Unexpected"):
+        engine.apply(state, "dan", {"type": "challenge", "target": "cat", "card": "karte-001"})
+    assert state["phase"] == "question"
+
+
+def test_a_settled_question_leaves_no_question_behind():
+    """docs/engines.md, slogan: after the question is settled the turn passes; nothing of it is
+    left in the state for the next turn (the card is used up)."""
+    state = do(wrong_answer(game(cards=["karte-001", "karte-002"])), "ben", "pass")
+    assert state["question"] is None and state["card"] == "karte-002" and state["used"] == ["karte-001"]
