@@ -609,3 +609,14 @@ def test_the_log_records_each_removal_and_the_hint_givers_point():
         {"type": "removed", "player": "Tim", "slot": 1, "card": "goethe"},
         {"type": "scored", "points": {"Sabine": 1}},
     ]
+
+
+def test_the_log_names_the_guessed_card_and_each_replacement():
+    """Rulebook, Example of a Round: Tim "ventures a solution: 'Italy!'"; docs/engines.md,
+    symbols: ``replace`` discards the card and draws a new one."""
+    state = play(new_game(), ("Lisa", replace(2)))
+    assert state["log"][-1] == {"type": "replaced", "player": "Lisa", "slot": 2, "card": "liebe",
+                                "new": NEXT_CARDS[0]}  # fmt: skip
+    state = play(state, ("Sabine", hint("sonne")), ("Tim", guess(4)))
+    guessed = [event for event in state["log"] if event["type"] == "guessed"]
+    assert guessed == [{"type": "guessed", "player": "Tim", "slot": 4, "card": "italien"}]
