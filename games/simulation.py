@@ -16,7 +16,8 @@ from games.bots import bot_for, play_game
 class SimulationReport:
     game: str
     players: int
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall-clock time of the games
+    cpu_seconds: float = 0.0  # this process's CPU time for them (fair on a shared machine)
     actions: list[int] = field(default_factory=list)
     rounds: list[int] = field(default_factory=list)
     spreads: list[int] = field(default_factory=list)  # winner's score minus the last one's
@@ -36,7 +37,8 @@ class SimulationReport:
     def lines(self) -> list[str]:
         lines = [
             f"{self.game}: {self.games} games, {self.players} players, "
-            f"{self.seconds:.2f} s ({self.games_per_second:.0f} games/s)",
+            f"{self.seconds:.2f} s ({self.games_per_second:.0f} games/s), "
+            f"CPU {self.cpu_seconds:.2f} s",
             f"  actions per game: {_summary(self.actions)}",
             f"  rounds per game: {_summary(self.rounds)}",
             f"  score spread (winner minus last): {_summary(self.spreads)}",
@@ -68,12 +70,13 @@ def simulate(
     ids = [f"p{n}" for n in range(1, players + 1)]
     report = SimulationReport(game=game, players=players)
     finals = []
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     for number in range(games):
         state, steps = play_game(game, content, ids, f"{seed}:{number}", options)
         finals.append(state)
         report.actions.append(steps)
     report.seconds = time.perf_counter() - start
+    report.cpu_seconds = time.process_time() - cpu_start
     engine = engines.get(game)
     for state in finals:
         _count(report, state, engine.result(state)["winners"], first=ids[0])

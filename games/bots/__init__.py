@@ -1,17 +1,28 @@
 """Bots that play the games through the engine contract, for simulations and playtests.
 
-Each game has a module ``games.bots.<slug>`` with ``choose(state, player, rng)``: a legal action
-for that player, or ``None`` to pass when every action open to them is optional (a Sauschwer
-"Stop!", a Sag's mit Symbolen card replacement): the driver then asks another player. A bot
-reads hidden information only through the engine's ``view``. A module may also offer
-``extra_stats(final_states) -> dict[str, str]`` for the balance report.
+A bot in a seat plays fair: it decides from what a person in that seat knows, nothing more.
+``act(slug, state, player, rng)`` is the one entry point (the play mode's rooms, ``play_game``
+and the simulations all call it): it computes ``view(state, player)`` and
+``legal_actions(state, player)`` and hands the bot module only those, as
+``choose(view, legal, rng)``. The module returns one of the legal actions, or ``None`` to pass
+when every action open to it is optional (a Sauschwer "Stop!", a Sag's mit Symbolen card
+replacement): the driver then asks another player.
+
+The one stated exception is Slogan's knowledge model (docs/engines.md, "Bots"): a bot stands
+for a player who may know a slogan, so ``games.bots.slogan.choose`` also gets ``recall``, a
+callable that gives the answer of the question this seat is being asked with the probability
+the bot's skill gives, and nothing else of the state.
+
+A module may also offer ``extra_stats(final_states) -> dict[str, str]`` for the balance report
+(it reads whole final states: the report is for curators, after the games).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -37,12 +48,52 @@ def act(slug: str, state: Mapping[str, Any], player: str, rng: random.Random) ->
     """The action the bot in ``player``'s seat takes now, or ``None`` when it passes.
 
     The one entry point for anything that seats a bot (the play mode's rooms, simulations):
-    what the bot may know is decided here, not by the caller.
+    what the bot may know is decided here, not by the caller. The bot gets the seat's view
+    (without the log: a bot does not read it) and its legal actions, never the state.
     """
-    if not engines.get(slug).legal_actions(state, player):
+    engine, bot = _modules(slug)
+    legal: list[dict[str, Any]] = engine.legal_actions(state, player)
+    if not legal:
         return None
-    action: dict[str, Any] | None = bot_for(slug).choose(state, player, rng)
+    seen: dict[str, Any] = engine.view(state, player, with_log=False)
+    action: dict[str, Any] | None
+    if slug == "slogan":
+        action = bot.choose(seen, legal, rng, recall=_slogan_recall(state, player, rng))
+    else:
+        action = bot.choose(seen, legal, rng)
     return action
+
+
+@functools.cache
+def _modules(slug: str) -> tuple[ModuleType, ModuleType]:
+    """The engine and the bot of a game (looked up once: ``act`` runs for every decision)."""
+    return engines.get(slug), bot_for(slug)
+
+
+def _knows_nothing(bonus: float = 0.0) -> int | None:
+    return None
+
+
+def _slogan_recall(
+    state: Mapping[str, Any], player: str, rng: random.Random
+) -> Callable[[float], int | None]:
+    """Slogan's knowledge model, the stated exception: whether this seat's player knows the
+    answer to the question they are being asked (a roll with the probability their skill and
+    the slogan's difficulty give, raised by ``bonus``); the answer if so, else ``None``.
+
+    Outside a question to this player the callable knows nothing.
+    """
+    question, card = state.get("question"), state.get("card")
+    if question is None or card is None or player != state.get("questioned"):
+        return _knows_nothing
+    slogan = state["catalogue"]["cards"][card][question["slogan"]]
+    key, answer = str(slogan["key"]), int(slogan["answer"])
+    knows = _modules("slogan")[1].knows
+
+    def recall(bonus: float = 0.0) -> int | None:
+        return answer if knows(player, key, rng, bonus) else None
+
+    return recall
 
 
 def play_game(
@@ -60,7 +111,6 @@ def play_game(
     have a legal action (in random order, so a passing player makes way for the next one).
     """
     engine = engines.get(engine_slug)
-    bot = bot_for(engine_slug)
     state = engine.setup(list(players), content, seed=seed, options=options)
     rng = random.Random(f"bots:{seed}")
     order = list(players)
@@ -70,9 +120,7 @@ def play_game(
             raise BotStuck(f"{engine_slug}: no end after {max_steps} actions (seed {seed!r}).")
         rng.shuffle(order)
         for player in order:
-            if not engine.legal_actions(state, player):
-                continue
-            action = bot.choose(state, player, rng)
+            action = act(engine_slug, state, player, rng)
             if action is not None:
                 break
         else:

@@ -5,6 +5,8 @@ It never sees a weight before the reveal: it guesses from words in the name (Ger
 bots disagree. It sets Helmut on the side it believes heavier, places the card that leaves the
 clearest scale, calls "Stop!" when it believes Helmut is on the lighter side by a good margin,
 and shows its marker for the side it believes heavier.
+
+It plays fair: it decides from its seat's view and legal actions only (see ``games.bots``).
 """
 
 from __future__ import annotations
@@ -112,17 +114,19 @@ def believed_totals(
     return totals
 
 
-def choose(state: dict[str, Any], player: str, rng: random.Random) -> dict[str, Any] | None:
-    seen = engine.view(state, player, with_log=False)
+def choose(seen: dict[str, Any], legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any] | None:
+    player = seen["you"]
     if seen["phase"] == "markers":
-        if "your_marker" in seen:
+        markers = [action for action in legal if action["type"] == "marker"]
+        if not markers:
             return None
-        forced = engine.forced_marker(state, player)
+        if len(markers) == 1:  # the last placer's and the doubter's markers are forced
+            return markers[0]
         totals = believed_totals(seen, player)
-        return {"type": "marker", "side": forced or max(totals, key=totals.__getitem__)}
+        return {"type": "marker", "side": max(totals, key=totals.__getitem__)}
     if seen["phase"] != "place":
         return None
-    if seen["last_placer"] not in (None, player):
+    if {"type": "stop"} in legal:
         totals = believed_totals(seen, player)
         helmut = seen["helmut"]
         if totals[engine.other_side(helmut)] >= DOUBT_RATIO * totals[helmut]:

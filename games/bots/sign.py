@@ -1,9 +1,11 @@
 """A Sign bot: it collects the symbol it holds in the most colours and watches for signs.
 
-It sees its hand and the table through the engine's ``view``. The one thing it takes from the
-full state is whether another player holds a quintet: that stands for the secret team sign,
-which a team-mate reads most of the time and an opponent only now and then. Now and then a bot
-misreads a team-mate who is one card short and calls an invalid "Sign!".
+It plays fair: it decides from its seat's view and legal actions only (see ``games.bots``).
+It checks its hand at once (``ready``), shows its team's sign while it holds a quintet, and
+calls "Sign!" on a team-mate whose sign it sees (not at once every time: a player may miss a
+sign for a while). Now and then it misreads a team-mate who has stopped swapping and calls an
+invalid "Sign!". Opponents' signs are not in its view, so it never calls on an opponent: a
+guess would give that team a point far more often than it scores.
 """
 
 from __future__ import annotations
@@ -14,98 +16,112 @@ from typing import Any
 
 from games.engines import sign as engine
 
-READ_MATE = 0.5  # a team-mate who is done with a quintet is seen signing
-READ_OPPONENT = 0.03  # an opponent's sign is caught
-MISREAD = 0.01  # a team-mate one card short is taken for a quintet
+READ_MATE = 0.5  # a team-mate's sign is seen at this decision
+MISREAD = 0.002  # a team-mate who is done is taken for one who signs
+
+Faces = dict[str, dict[str, str]]
 
 
-def choose(state: dict[str, Any], player: str, rng: random.Random) -> dict[str, Any] | None:
-    seen = engine.view(state, player, with_log=False)
+def choose(seen: dict[str, Any], legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any] | None:
+    if legal[0]["type"] == "ready":
+        return legal[0]
     if seen["phase"] != "swapping":
         return None
-    call = _call_sign(state, seen, player, rng)
+    call = _call_sign(seen, rng)
     if call is not None:
-        return call
-    return _swap(seen, state["cards"], player)
+        return call  # a sign call is legal at any time in the swapping phase
+    faces: Faces = seen["faces"]
+    hand: list[str] = seen["hand"]
+    symbol, colours = _best_collection(hand, faces)
+    quintet = len(hand) == engine.HAND_SIZE and len(colours) == engine.HAND_SIZE
+    if quintet and seen["you"] not in seen["signals"]:
+        return {"type": "signal"}
+    return _swap(seen, faces, symbol, colours)
 
 
-def _call_sign(
-    state: dict[str, Any], seen: dict[str, Any], player: str, rng: random.Random
-) -> dict[str, Any] | None:
-    my_team = engine.team_of(state, player)
-    for other in seen["done"]:
-        if other == player:
-            continue
-        mate = engine.team_of(state, other) == my_team
-        hand = state["hands"][other]
-        if engine.is_quintet(hand, state["cards"]):
-            chance = READ_MATE if mate else READ_OPPONENT
-        elif mate and _best_collection(hand, state["cards"])[1] == engine.HAND_SIZE - 1:
-            chance = MISREAD
-        else:
-            continue
-        if rng.random() < chance:
-            return {"type": "sign", "target": other}
+def _call_sign(seen: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    me = seen["you"]
+    for mate in seen["signals"]:
+        if mate != me and rng.random() < READ_MATE:
+            return {"type": "sign", "target": mate}
+    if seen["done"]:
+        mates = seen["teams"][seen["team"]]
+        for other in seen["done"]:
+            if other != me and other in mates and other not in seen["signals"] and rng.random() < MISREAD:
+                return {"type": "sign", "target": other}
     return None
 
 
-def _swap(seen: dict[str, Any], cards: dict[str, list[str]], player: str) -> dict[str, Any] | None:
+def _swap(seen: dict[str, Any], faces: Faces, symbol: str, colours: set[str]) -> dict[str, Any] | None:
     hand: list[str] = seen["hand"]
-    symbol, _ = _best_collection(hand, cards)
-    colours = {cards[card][1] for card in hand if cards[card][0] == symbol}
-    useful = [
-        card
-        for card in seen["table"]
-        if cards[card][0] == symbol and cards[card][1] not in colours and len(colours) < engine.HAND_SIZE
-    ]
+    table: list[str] = seen["table"]
+    useful = []
+    if len(colours) < engine.HAND_SIZE:
+        for card in table:
+            face = faces[card]
+            if face["symbol"] == symbol and face["colour"] not in colours:
+                useful.append(card)
     if len(hand) > engine.HAND_SIZE:
-        return {"type": "drop", "card": _worst(hand, cards, symbol)}
+        return {"type": "drop", "card": _worst(hand, faces, symbol)}
     if len(hand) < engine.HAND_SIZE:
-        card = useful[0] if useful else seen["table"][0]
-        return {"type": "take", "card": card}
+        return {"type": "take", "card": useful[0] if useful else table[0]}
     if useful:
         return {"type": "take", "card": useful[0]}
-    if player not in seen["done"]:
+    if seen["you"] not in seen["done"]:
         return {"type": "done"}
     return None  # done, and nothing on the table worth a swap
 
 
-def _best_collection(hand: list[str], cards: dict[str, list[str]]) -> tuple[str, int]:
-    """The symbol held in the most different colours (ties: the most cards, then by name)."""
+def _best_collection(hand: list[str], faces: Faces) -> tuple[str, set[str]]:
+    """The symbol held in the most different colours (ties: the most cards, then by name),
+    and those colours."""
     colours: dict[str, set[str]] = {}
+    counts: dict[str, int] = {}
     for card in hand:
-        symbol, colour = cards[card]
-        colours.setdefault(symbol, set()).add(colour)
-    counts = Counter(cards[card][0] for card in hand)
+        face = faces[card]
+        symbol = face["symbol"]
+        colours.setdefault(symbol, set()).add(face["colour"])
+        counts[symbol] = counts.get(symbol, 0) + 1
     symbol = max(colours, key=lambda s: (len(colours[s]), counts[s], s))
-    return symbol, len(colours[symbol])
+    return symbol, colours[symbol]
 
 
-def _worst(hand: list[str], cards: dict[str, list[str]], symbol: str) -> str:
+def _worst(hand: list[str], faces: Faces, symbol: str) -> str:
     """A card off the collection, or else a second card of a colour already collected."""
-    others = [card for card in hand if cards[card][0] != symbol]
-    if others:
-        return others[0]
+    for card in hand:
+        if faces[card]["symbol"] != symbol:
+            return card
     seen_colours: set[str] = set()
     for card in hand:
-        if cards[card][1] in seen_colours:
+        colour = faces[card]["colour"]
+        if colour in seen_colours:
             return card
-        seen_colours.add(cards[card][1])
+        seen_colours.add(colour)
     return hand[0]
 
 
 def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
-    """How the rounds ended: a valid "Sign!", an invalid one, or a draw (the deck ran out)."""
-    outcomes: Counter[str] = Counter(
-        event["outcome"] for state in final_states for event in state["log"] if event["type"] == "round_end"
-    )
+    """How the rounds ended (a valid "Sign!", an invalid one, or a draw: the deck ran out), and
+    the hand check before each table opens (the ``checking`` phase)."""
+    outcomes: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    for state in final_states:
+        for event in state["log"]:
+            kinds[event["type"]] += 1
+            if event["type"] == "round_end":
+                outcomes[event["outcome"]] += 1
     total = sum(outcomes.values())
     if not total:
         return {}
-    refreshes = sum(1 for state in final_states for event in state["log"] if event["type"] == "refresh")
+    deals = kinds["deal"]
     return {
         "rounds ending with a valid Sign!": f"{outcomes['valid'] / total:.1%}",
         "rounds ending with an invalid Sign!": f"{outcomes['invalid'] / total:.1%}",
         "rounds ending in a draw (deck ran out)": f"{outcomes['draw'] / total:.1%}",
-        "table refreshes per round": f"{refreshes / total:.2f}",
+        "table refreshes per round": f"{kinds['refresh'] / total:.2f}",
+        "checking phase (hands checked before the table opens)": (
+            f"{kinds['table_opened']} of {deals} deals opened after "
+            f"{kinds['ready']} ready messages ({kinds['ready'] / deals:.2f} a deal)"
+        ),
+        "team signs shown per round": f"{kinds['signal'] / total:.2f}",
     }

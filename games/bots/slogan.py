@@ -2,9 +2,16 @@
 
 How well known a slogan is (its difficulty) and how much a bot knows (its skill) are derived
 from the slogan key and the player id, so they are the same in every game. Whether a bot knows
-a slogan this time is a roll of the driver's dice; the bot that judges an answer rolls for the
-player who answers (the spoken answer is simulated). That roll is the only thing a bot takes
-from the full state; everything else it reads from the engine's ``view``.
+a slogan this time is a roll of the driver's dice.
+
+It plays fair, with one stated exception (docs/engines.md, "Bots"). It decides from its seat's
+view and legal actions (see ``games.bots``); the questioner's view holds the slogan's key, so a
+questioner or duel reader simulates the spoken answer of the player it judges by rolling that
+player's knowledge (the spoken answer is not in the engine). The exception: a wrong answerer
+choosing a tip stands for a player who may know the slogan after all, so ``choose`` gets
+``recall(bonus)``, a callable that returns the correct option with the probability this bot's
+skill and the slogan's difficulty give (raised by ``bonus``), else ``None``. That callable is
+the only thing of the hidden state a bot can reach, and only for the question it is asked.
 
 The questioner asks the harder slogan of the card and stakes by its difficulty; a wrong
 answerer tips when the options jog its memory, and otherwise mostly draws a Spießer Alfons.
@@ -15,9 +22,8 @@ from __future__ import annotations
 import random
 import zlib
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
-
-from games.engines import slogan as engine
 
 CHALLENGE = 0.05  # chance to challenge a leader who is at most CHALLENGE_GAP chips ahead
 CHALLENGE_GAP = 4
@@ -49,11 +55,16 @@ def knows(player: str, slogan_key: str, rng: random.Random, bonus: float = 0.0) 
     return rng.random() < know_probability(player, slogan_key) + bonus
 
 
-def choose(state: dict[str, Any], player: str, rng: random.Random) -> dict[str, Any] | None:
-    seen = engine.view(state, player, with_log=False)
+def choose(
+    seen: dict[str, Any],
+    legal: list[dict[str, Any]],
+    rng: random.Random,
+    recall: Callable[[float], int | None] = lambda bonus: None,
+) -> dict[str, Any] | None:
     phase = seen["phase"]
+    player = seen["you"]
     if phase == "question":
-        challenge = _challenge(state, seen, player, rng)
+        challenge = _challenge(seen, legal, player, rng)
         if challenge is not None or player != seen["questioner"]:
             return challenge
         return _ask(seen)
@@ -61,7 +72,7 @@ def choose(state: dict[str, Any], player: str, rng: random.Random) -> dict[str, 
         question = seen["question"]
         return {"type": "judge", "correct": knows(seen["questioned"], question["key"], rng)}
     if phase == "second_chance" and player == seen["questioned"]:
-        return _second_chance(state, seen, player, rng)
+        return _second_chance(seen, player, rng, recall)
     if phase == "duel" and player in seen["duel"]["readers"]:
         duel = seen["duel"]
         answer = duel["next"]
@@ -71,9 +82,9 @@ def choose(state: dict[str, Any], player: str, rng: random.Random) -> dict[str, 
 
 
 def _challenge(
-    state: dict[str, Any], seen: dict[str, Any], player: str, rng: random.Random
+    seen: dict[str, Any], legal: list[dict[str, Any]], player: str, rng: random.Random
 ) -> dict[str, Any] | None:
-    leaders = engine.challengeable(state, player)
+    leaders = [action["target"] for action in legal if action["type"] == "challenge"]
     if not leaders:
         return None
     gap = seen["scores"][leaders[0]] - seen["scores"][player]
@@ -93,12 +104,11 @@ def _ask(seen: dict[str, Any]) -> dict[str, Any]:
 
 
 def _second_chance(
-    state: dict[str, Any], seen: dict[str, Any], player: str, rng: random.Random
+    seen: dict[str, Any], player: str, rng: random.Random, recall: Callable[[float], int | None]
 ) -> dict[str, Any]:
-    question = state["question"]
-    slogan = state["catalogue"]["cards"][state["card"]][question["slogan"]]
-    if knows(player, slogan["key"], rng, bonus=OPTIONS_HELP):
-        return {"type": "tip", "option": slogan["answer"]}
+    answer = recall(OPTIONS_HELP)  # the knowledge model: the one stated exception
+    if answer is not None:
+        return {"type": "tip", "option": answer}
     if seen["desk_counts"][player] and rng.random() < ALFONS:
         return {"type": "alfons"}
     return {"type": "tip", "option": rng.randrange(len(seen["question"]["options"]))}
@@ -109,7 +119,7 @@ def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
     asked: Counter[str] = Counter()
     right: Counter[str] = Counter()
     endings: Counter[str] = Counter()
-    duels = alfons = void = 0
+    duels = new_cards = alfons = void = 0
     for state in final_states:
         answers: dict[int, list[bool]] = {}  # slogan 0 or 1 -> judgements not yet attributed
         asked_slogan = 0
@@ -127,6 +137,7 @@ def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
                 right[event["key"]] += sum(judged)
             elif kind == "challenge":
                 duels += 1
+                new_cards += event["new_card"]
             elif kind == "alfons":
                 alfons += 1
                 void += event["void"]
@@ -141,6 +152,8 @@ def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
         "answers right": f"{sum(right.values()) / total:.1%} of {total}",
         "slogans asked": f"{len(asked)} (never answered right: {sum(1 for k in asked if not right[k])})",
         "duels per game": f"{duels / games:.2f}",
+        "duels": f"{duels} ({duels - new_cards} read from the turn's card, "
+        f"{new_cards} from a new card because the questioner duelled)",
         "Spießer Alfons cards per game": f"{alfons / games:.2f} ({void / alfons:.1%} void)"
         if alfons
         else "0",

@@ -6,6 +6,9 @@ same for every bot. A hint giver marks the symbol that sets the secret concept a
 other cards (a grey marker: one the secret has nothing to do with); the candidate weighs the
 cards by the markers, removes the least likely card, and attempts a solution once one card is
 likely enough.
+
+It plays fair: it decides from its seat's view and legal actions only (see ``games.bots``); a
+hint giver's view holds the secret slot, the candidate's does not.
 """
 
 from __future__ import annotations
@@ -16,8 +19,6 @@ import zlib
 from collections import Counter
 from functools import lru_cache
 from typing import Any
-
-from games.engines import symbols as engine
 
 HINT_NOISE = 0.15  # hint givers do not always find the best symbol
 PERCEPTION = 0.35  # how far a candidate's links differ from the hint givers'
@@ -47,23 +48,23 @@ def _links(concept: str, symbols: tuple[str, ...]) -> tuple[float, ...]:
     return tuple(association(concept, symbol) for symbol in symbols)
 
 
-def choose(state: dict[str, Any], player: str, rng: random.Random) -> dict[str, Any] | None:
-    phase = state["phase"]
+def choose(seen: dict[str, Any], legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any] | None:
+    phase = seen["phase"]
+    player = seen["you"]
     if phase == "hint":
-        if player == state["hint_giver"]:
-            return _hint(state, player, rng)
-        if not state["markers"] and state["concepts"] and rng.random() < REPLACE_CHANCE:
-            slots = [slot for slot, card in enumerate(state["board"], 1) if card is not None]
-            return {"type": "replace", "slot": rng.choice(slots)}
+        if player == seen["hint_giver"]:
+            return _hint(seen, rng)
+        replacements = [action for action in legal if action["type"] == "replace"]
+        if replacements and rng.random() < REPLACE_CHANCE:
+            return rng.choice(replacements)
         return None
-    if phase == "decide" and player == state["candidate"]:
-        return _decide(state, player, rng)
+    if phase == "decide" and player == seen["candidate"]:
+        return _decide(seen, player, rng)
     return None
 
 
-def _hint(state: dict[str, Any], player: str, rng: random.Random) -> dict[str, Any]:
+def _hint(seen: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """The symbol that best sets the secret apart from the strongest other card on it."""
-    seen = engine.view(state, player, with_log=False)
     board = {entry["slot"]: entry["concept"] for entry in seen["board"] if entry["concept"]}
     symbols = tuple(seen["symbols"])
     mine = _links(board[seen["secret"]], symbols)
@@ -104,8 +105,8 @@ def likelihoods(seen: dict[str, Any], player: str) -> dict[int, float]:
     return {slot: weight / total for slot, weight in weights.items()}
 
 
-def _decide(state: dict[str, Any], player: str, rng: random.Random) -> dict[str, Any]:
-    odds = likelihoods(engine.view(state, player, with_log=False), player)
+def _decide(seen: dict[str, Any], player: str, rng: random.Random) -> dict[str, Any]:
+    odds = likelihoods(seen, player)
     likeliest = max(odds, key=odds.__getitem__)
     if odds[likeliest] >= GUESS_CONFIDENCE:
         return {"type": "guess", "slot": likeliest}

@@ -1,4 +1,4 @@
-"""The rules of the four games: pure Python, no Django, no I/O (see ENGINES.md).
+"""The rules of the four games: pure Python, no Django, no I/O (see docs/engines.md).
 
 ``games.engines.get(slug)`` returns the engine module of a game; each engine module has
 ``SLUG``, ``MIN_PLAYERS``, ``MAX_PLAYERS``, ``setup``, ``legal_actions``, ``apply``, ``view``

@@ -4,7 +4,7 @@ Each player has three object cards face up (names public, weights on the back hi
 everyone). In turn, a player puts a card on the side without Helmut the pig and sets Helmut on
 the side they think heavier; anyone else may doubt ("Stop!"). At the end of a round everybody
 shows a pig-cheek marker (Schweinebacke) for the heavier side, then the weights are revealed.
-See ENGINES.md for the project's rules.
+See docs/engines.md for the project's rules.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""Sign: teams swap cards with the table and call "Sign!" on a quintet (see ENGINES.md).
+"""Sign: teams swap cards with the table and call "Sign!" on a quintet (see docs/engines.md).
 
-A round has no turns: any player may take, drop, declare done or call "Sign!" at any time.
-A round that ends (by a call or because the deck ran short) deals the next one at once;
-the log records how it ended.
+A round opens with a check: the table cards lie face down until every player has sent
+``{"type": "ready"}`` (phase ``checking``). Then there are no turns: any player may take, drop,
+declare done, show the team's sign or call "Sign!" at any time. A round that ends (by a call
+or because the deck ran short) deals the next one at once; the log records how it ended.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from games.engines.base import (
     log,
     new_rng_state,
     next_player,
-    plain_copy,
     stacked_pile,
 )
 
@@ -36,8 +36,17 @@ DEFAULT_TARGET_POINTS = 3
 TABLE_CARDS = {4: 5, 5: 6, 6: 6, 7: 7, 8: 7, 9: 8}
 # The team division of the player table when the host names none: seats alternate.
 DEFAULT_TEAM_COUNT = {4: 2, 5: 2, 6: 2, 7: 2, 8: 2, 9: 3}
+# The rulebook's player table: the team divisions allowed for each number of players.
+DIVISIONS: dict[int, list[tuple[int, ...]]] = {
+    4: [(2, 2)],
+    5: [(3, 2)],
+    6: [(3, 3), (2, 2, 2)],
+    7: [(4, 3), (3, 2, 2)],
+    8: [(4, 4)],
+    9: [(3, 3, 3)],
+}
 
-HANDLED = ("take", "drop", "done", "sign")
+HANDLED = ("ready", "take", "drop", "done", "signal", "sign")
 # Never changed in place, so new states share them: the pack's data, and the generator's
 # state (replaced whole by keep_rng). Past log events are never changed either.
 SHARED = ("cards", "rng")
@@ -72,7 +81,7 @@ def setup(
         "teams": teams,
         "team_scores": [0] * len(teams),
         "scores": {player: 0 for player in players},
-        "phase": "swapping",
+        "phase": "checking",
         "round": 0,
         "dealer": first_dealer,
         "target_points": target_points,
@@ -85,6 +94,8 @@ def setup(
         "discard": [],
         "bottom_card": None,
         "done": [],
+        "ready": [],
+        "signals": [],
         "rng": new_rng_state(seed),
         "log": [],
     }
@@ -111,8 +122,8 @@ def _game_length(options: dict[str, Any]) -> tuple[int | None, int | None]:
     if rounds is not None:
         if "target_points" in options:
             raise ValueError("Play either to target_points or for a number of rounds, not both.")
-        if not _is_int(rounds) or rounds < 1 or rounds % 2 == 0:
-            raise ValueError("rounds must be an odd number (an even number invites a draw).")
+        if not _is_int(rounds) or rounds < 1:
+            raise ValueError("rounds must be a whole number of at least 1.")
         return None, int(rounds)
     target_points = options.get("target_points", DEFAULT_TARGET_POINTS)
     if not _is_int(target_points) or target_points < 1:
@@ -129,12 +140,35 @@ def _teams(players: list[str], teams: Any) -> list[list[str]]:
     members = [player for team in teams for player in team]
     if sorted(members) != sorted(players):
         raise ValueError("Every player must be in exactly one team.")
-    sizes = [len(team) for team in teams]
-    if len(teams) < 2 or min(sizes) < 1:
-        raise ValueError("Sign needs two or more teams, none of them empty.")
-    if max(sizes) - min(sizes) > 1:
-        raise ValueError("Teams must be equally divided (sizes differ by at most one).")
+    division = tuple(sorted((len(team) for team in teams), reverse=True))
+    allowed = allowed_divisions(len(players))
+    if division not in allowed:
+        raise ValueError(
+            f"With {len(players)} players the teams are {_named(allowed)}, "
+            f"not {_named([division])}."
+        )
     return [list(team) for team in teams]
+
+
+def allowed_divisions(players: int) -> list[tuple[int, ...]]:
+    """The team divisions the rulebook's player table allows for that many players, largest
+    team first (``[]`` for a number of players Sign is not for)."""
+    return list(DIVISIONS.get(players, []))
+
+
+def _named(divisions: Sequence[tuple[int, ...]]) -> str:
+    return " or ".join("-".join(map(str, division)) for division in divisions)
+
+
+def option_warnings(options: dict[str, Any] | None) -> list[str]:
+    """Advice for a screen that sets the options: allowed, but the rulebook advises against."""
+    warnings = []
+    rounds = (options or {}).get("rounds")
+    if isinstance(rounds, int) and not isinstance(rounds, bool) and rounds >= 1 and rounds % 2 == 0:
+        warnings.append(
+            f"An odd number of rounds avoids a draw: with {rounds} rounds a tie is much likelier."
+        )
+    return warnings
 
 
 def _deal(state: State, stack: dict[str, list[str]] | None = None) -> None:
@@ -150,13 +184,17 @@ def _deal(state: State, stack: dict[str, list[str]] | None = None) -> None:
     state["table"], state["deck"] = deck[:size], deck[size:]
     state["discard"] = []
     state["done"] = []
+    state["ready"] = []
+    state["signals"] = []
+    state["phase"] = "checking"
     state["bottom_card"] = state["deck"][-1] if state["deck"] else None
+    # The table cards lie face down: the log names them when they are opened.
     log(
         state,
         "deal",
         round=state["round"],
         dealer=state["dealer"],
-        table=list(state["table"]),
+        table_count=len(state["table"]),
         bottom_card=state["bottom_card"],
     )
 
@@ -171,7 +209,11 @@ def _from_left_of(state: State, player: str) -> list[str]:
 
 
 def legal_actions(state: State, player: str) -> list[Action]:
-    if state["phase"] != "swapping" or player not in state["players"]:
+    if player not in state["players"]:
+        return []
+    if state["phase"] == "checking":
+        return [] if player in state["ready"] else [{"type": "ready"}]
+    if state["phase"] != "swapping":
         return []
     hand: list[str] = state["hands"][player]
     actions: list[Action] = []
@@ -181,6 +223,8 @@ def legal_actions(state: State, player: str) -> list[Action]:
         actions += [{"type": "drop", "card": card} for card in hand]
     if len(hand) == HAND_SIZE and player not in state["done"]:
         actions.append({"type": "done"})
+    if player not in state["signals"]:
+        actions.append({"type": "signal"})
     actions += [{"type": "sign", "target": other} for other in state["players"] if other != player]
     return actions
 
@@ -188,11 +232,21 @@ def legal_actions(state: State, player: str) -> list[Action]:
 def apply(state: State, player: str, action: Action) -> State:
     if player not in state["players"]:
         raise IllegalAction(f"{player!r} does not play in this game.")
-    if state["phase"] != "swapping":
+    if state["phase"] == "over":
         raise IllegalAction("The game is over.")
     kind = _checked_type(action)
+    if state["phase"] == "checking" and kind != "ready":
+        raise IllegalAction("The table opens when every player has checked their hand: send ready.")
+    if state["phase"] != "checking" and kind == "ready":
+        raise IllegalAction("The table is already open.")
     new = _copy(state)
-    if kind == "take":
+    if kind == "ready":
+        _fields(action, set())
+        _ready(new, player)
+    elif kind == "signal":
+        _fields(action, set())
+        _signal(new, player)
+    elif kind == "take":
         _take(new, player, _card_of(action))
     elif kind == "drop":
         _drop(new, player, _card_of(action))
@@ -234,6 +288,24 @@ def _target_of(action: Action) -> str:
     return target
 
 
+def _ready(state: State, player: str) -> None:
+    if player in state["ready"]:
+        raise IllegalAction("You have already checked your hand; the others are still checking.")
+    state["ready"].append(player)
+    log(state, "ready", round=state["round"], player=player)
+    if len(state["ready"]) == len(state["players"]):
+        state["phase"] = "swapping"
+        log(state, "table_opened", round=state["round"], table=list(state["table"]))
+
+
+def _signal(state: State, player: str) -> None:
+    """The team's secret sign: only team-mates can read it (the log keeps it for them alone)."""
+    if player in state["signals"]:
+        raise IllegalAction("You are already showing your team's sign.")
+    state["signals"].append(player)
+    log(state, "signal", round=state["round"], player=player, team=team_of(state, player))
+
+
 def _take(state: State, player: str, card: str) -> None:
     hand: list[str] = state["hands"][player]
     if card not in state["table"]:
@@ -259,8 +331,11 @@ def _drop(state: State, player: str, card: str) -> None:
 
 
 def _withdraw_done(state: State, player: str) -> None:
+    """A take or drop withdraws the player's "done" and stops their sign (the hand changed)."""
     if player in state["done"]:
         state["done"].remove(player)
+    if player in state["signals"]:
+        state["signals"].remove(player)
 
 
 def _done(state: State, player: str) -> None:
@@ -368,10 +443,12 @@ def _winners(state: State) -> list[str]:
 
 
 def view(state: State, player: str | None, *, with_log: bool = True) -> dict[str, Any]:
-    """Hands only to their owners; the deck order and the discard pile to no one.
+    """Hands only to their owners; the deck order and the discard pile to no one; the table
+    cards to no one while they lie face down (phase ``checking``); a team's sign to that team.
 
     ``with_log=False`` leaves the log out (bots do not read it, and it grows).
     """
+    checking = state["phase"] == "checking"
     seen: dict[str, Any] = {
         "game": SLUG,
         "phase": state["phase"],
@@ -383,26 +460,44 @@ def view(state: State, player: str | None, *, with_log: bool = True) -> dict[str
         "target_points": state["target_points"],
         "rounds": state["rounds"],
         "dealer": state["dealer"],
-        "table": list(state["table"]),
+        "table": [] if checking else list(state["table"]),
+        "table_face_down": len(state["table"]) if checking else 0,
         "deck_count": len(state["deck"]),
         "bottom_card": state["bottom_card"] if state["deck"] else None,
         "discard_count": len(state["discard"]),
         "hand_counts": {p: len(hand) for p, hand in state["hands"].items()},
         "done": list(state["done"]),
+        "ready": list(state["ready"]),
+        "signals": [],
     }
-    if with_log:
-        seen["log"] = [_public_event(event, player) for event in state["log"]]
+    faces = [*seen["table"], *([seen["bottom_card"]] if seen["bottom_card"] else [])]
+    mates: list[str] = []
     if player is not None and player in state["players"]:
+        team = team_of(state, player)
+        mates = state["teams"][team]
         seen["you"] = player
         seen["hand"] = list(state["hands"][player])
-        seen["team"] = team_of(state, player)
+        seen["team"] = team
+        seen["signals"] = [p for p in state["signals"] if p in mates]
+        faces += seen["hand"]
+    cards = state["cards"]
+    seen["faces"] = {card: {"symbol": cards[card][0], "colour": cards[card][1]} for card in faces}
+    if with_log:
+        seen["log"] = [
+            public
+            for event in state["log"]
+            if (public := _public_event(event, player, mates)) is not None
+        ]
     return seen
 
 
-def _public_event(event: dict[str, Any], player: str | None) -> dict[str, Any]:
+def _public_event(event: dict[str, Any], player: str | None, mates: list[str]) -> dict[str, Any] | None:
     # Which cards the others took or dropped is for the players to remember (the rulebook's tip).
     if event["type"] in ("take", "drop") and event["player"] != player:
         return {key: value for key, value in event.items() if key != "card"}
+    # A team's sign is read by that team only.
+    if event["type"] == "signal" and event["player"] not in mates:
+        return None
     return dict(event)
 
 
@@ -416,9 +511,13 @@ def result(state: State) -> dict[str, Any] | None:
 
 
 def _copy(state: State) -> State:
-    new = {key: plain_copy(value) for key, value in state.items() if key not in SHARED and key != "log"}
-    new.update({key: state[key] for key in SHARED})
-    new["log"] = list(state["log"])
+    """A copy to change: what a handler changes is new; ``players``, ``teams`` and the SHARED
+    keys are never changed in place, and past log events never change."""
+    new = dict(state)
+    new["hands"] = {player: list(hand) for player, hand in state["hands"].items()}
+    for key in ("table", "deck", "discard", "done", "ready", "signals", "team_scores", "log"):
+        new[key] = list(state[key])
+    new["scores"] = dict(state["scores"])
     return new
 
 

@@ -1,6 +1,6 @@
 """Slogan: guess the product behind an advertising slogan, climb the career track, win chips.
 
-See ENGINES.md. The questioner asks the next player clockwise and judges the spoken answer;
+See docs/engines.md. The questioner asks the next player clockwise and judges the spoken answer;
 a wrong answerer chooses a Spießer Alfons card, a tip or to pass; before the question any
 player may challenge a leader to a duel. The game ends when a piece reaches the goal.
 """
@@ -273,22 +273,28 @@ def _challenge(state: State, challenger: str, action: Action) -> None:
     if target not in challengeable(state, challenger):
         raise IllegalAction("Only a leader (a player with the most chips) can be challenged.")
     duelists = (target, challenger)
-    if state["questioner"] in duelists:
+    card = state["card"]
+    new_card = state["questioner"] in duelists
+    if new_card:
+        # The questioner has seen this card: it goes back into the box, and another player
+        # reads from a newly drawn card (the rulebook's note).
         readers = [p for p in state["players"] if p not in duelists]
+        state["pile"].append(card)
+        card = state["pile"].pop(0)
     else:
+        # The duel is read from the card the questioner drew for this turn.
         readers = [state["questioner"]]
-    # The turn's card goes back into the box; the duel is read from a newly drawn card.
-    state["pile"].append(state["card"])
     state["card"] = None
     state["duel"] = {
         "challenger": challenger,
         "challenged": target,
-        "card": state["pile"].pop(0),
+        "card": card,
         "readers": readers,
         "answers": [],
     }
     state["phase"] = "duel"
-    log(state, "challenge", turn=state["turn"], challenger=challenger, challenged=target, readers=readers)
+    log(state, "challenge", turn=state["turn"], challenger=challenger, challenged=target, readers=readers,
+        new_card=new_card)  # fmt: skip
 
 
 def _ask(state: State, player: str, action: Action) -> None:
@@ -675,9 +681,19 @@ def _clockwise_from(players: list[str], player: str) -> list[str]:
 
 
 def _copy(state: State) -> State:
-    new = {key: plain_copy(value) for key, value in state.items() if key not in SHARED and key != "log"}
-    new.update({key: state[key] for key in SHARED})
-    new["log"] = list(state["log"])
+    """A copy to change: what a handler changes is new; ``players`` and the SHARED keys are
+    never changed in place, and past log events never change."""
+    new = dict(state)
+    for key in ("pile", "used", "alfons_discard", "log"):
+        new[key] = list(state[key])
+    new["positions"] = dict(state["positions"])
+    new["scores"] = dict(state["scores"])
+    new["desks"] = {player: list(desk) for player, desk in state["desks"].items()}
+    if state["question"] is not None:
+        new["question"] = dict(state["question"])
+    if state["duel"] is not None:
+        duel = state["duel"]
+        new["duel"] = {**duel, "readers": list(duel["readers"]), "answers": list(duel["answers"])}
     return new
 
 

@@ -3,7 +3,7 @@
 One round: eight concept cards lie on the board's slots 1..8, a number card (hidden from the
 candidate) names the slot of the secret concept. The hint givers, in turn clockwise from the
 candidate's left, each place a marker on a symbol; after each hint the candidate (Kandidat)
-removes a card they think wrong or attempts a solution. See ENGINES.md for the project's rules.
+removes a card they think wrong or attempts a solution. See docs/engines.md for the project's rules.
 """
 
 from __future__ import annotations
@@ -342,9 +342,14 @@ def _remove(state: State, player: str, action: Action) -> None:
     if slot == state["secret"]:
         _end_round(state, "solution_removed", _three_for_the_others(state, hint_giver), card)
     elif state["removals"] == MAX_MARKERS:
-        # One card is left: it counts as a correct solution worth one point.
+        # One card is left: it counts as a correct solution worth one point, scored after the
+        # hint giver's point for this removal. If that point reaches the goal the game is over
+        # at once and the last card's point is wasted (End of the Game).
         last_card = state["board"][state["secret"] - 1]
-        _end_round(state, "last_card", {hint_giver: 1, state["candidate"]: 1}, last_card)
+        points = {hint_giver: 1}
+        if state["scores"][hint_giver] + 1 < state["goal"]:
+            points[state["candidate"]] = 1
+        _end_round(state, "last_card", points, last_card)
     else:
         _score_hint(state, hint_giver)
 

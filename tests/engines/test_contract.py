@@ -1,4 +1,4 @@
-"""The engine contract of ENGINES.md, checked the same way for all four games."""
+"""The engine contract of docs/engines.md, checked the same way for all four games."""
 
 from __future__ import annotations
 
@@ -133,3 +133,19 @@ def test_random_play_keeps_the_contract(slug):
     if outcome is not None:
         assert set(outcome["scores"]) == set(state["scores"])
         assert set(outcome["winners"]) <= set(state["scores"])
+
+
+def test_a_pack_of_another_game_is_refused(slug):
+    """docs/engines.md, contract: ``content`` is "the content pack of that game"; "a pack of
+    another game is refused" with a ValueError naming it."""
+    engine = engine_of(slug)
+    other = next(game for game in engines.ENGINES if game != slug)
+    with pytest.raises(ValueError, match=repr(other)):
+        engine.setup(players_for(engine), pack_for(other), seed=0)
+
+
+def test_someone_not_playing_has_no_legal_action(slug):
+    """docs/engines.md, contract: ``legal_actions`` is "empty when none, and for someone not
+    playing"."""
+    engine, state = new_state(slug)
+    assert engine.legal_actions(state, "nobody") == []

@@ -33,7 +33,15 @@ def game(hands=None, table=None, deck=(), *, players=FOUR, pack=PACK, seed=0, **
         stack += hands.get(player) or [next(filler) for _ in range(5)]
     stack += table if table is not None else [next(filler) for _ in range(engine.TABLE_CARDS[len(players)])]
     stack += list(deck)
-    return engine.setup(players, pack, seed=seed, options={**options, "stack": {"deck": stack}})
+    state = engine.setup(players, pack, seed=seed, options={**options, "stack": {"deck": stack}})
+    return checked(state)
+
+
+def checked(state):
+    """Every player has checked their hand: the table is open."""
+    for player in state["players"]:
+        state = engine.apply(state, player, {"type": "ready"})
+    return state
 
 
 def play(state, *moves):
@@ -89,7 +97,7 @@ def test_the_table_is_open_at_once_and_there_are_no_turns():
     assert state["phase"] == "swapping"
     for player in FOUR:
         kinds = {action["type"] for action in engine.legal_actions(state, player)}
-        assert kinds == {"take", "drop", "done", "sign"}
+        assert kinds == {"take", "drop", "done", "signal", "sign"}
 
 
 # --- teams -----------------------------------------------------------------------------------
@@ -158,7 +166,7 @@ def test_with_six_cards_a_player_must_drop_before_taking_again():
     state = play(state, ("ben", {"type": "take", "card": state["table"][0]}))
     with pytest.raises(IllegalAction, match="drop"):
         engine.apply(state, "ben", {"type": "take", "card": state["table"][0]})
-    assert {a["type"] for a in engine.legal_actions(state, "ben")} == {"drop", "sign"}
+    assert {a["type"] for a in engine.legal_actions(state, "ben")} == {"drop", "signal", "sign"}
 
 
 def test_with_four_cards_a_player_must_take_before_dropping_again():
@@ -168,7 +176,7 @@ def test_with_four_cards_a_player_must_take_before_dropping_again():
     assert state["table"][-1] in engine.view(state, "ann")["table"]  # face up
     with pytest.raises(IllegalAction, match="take"):
         engine.apply(state, "ben", {"type": "drop", "card": state["hands"]["ben"][0]})
-    assert {a["type"] for a in engine.legal_actions(state, "ben")} == {"take", "sign"}
+    assert {a["type"] for a in engine.legal_actions(state, "ben")} == {"take", "signal", "sign"}
 
 
 def test_a_player_can_take_only_a_card_on_the_table_and_drop_only_a_card_in_hand():
@@ -244,7 +252,7 @@ def test_when_the_deck_runs_short_the_round_is_a_draw():
 
 def test_a_deck_of_exactly_the_table_size_still_refreshes():
     pack = sign_pack(6, 5)  # 30 cards: 25 dealt, 5 in the deck
-    state = engine.setup(FOUR, pack, seed=2)
+    state = checked(engine.setup(FOUR, pack, seed=2))
     deck = list(state["deck"])
     state = play(state, *[(player, {"type": "done"}) for player in FOUR])
     assert state["table"] == deck and state["deck"] == [] and state["round"] == 1
@@ -255,7 +263,9 @@ def test_a_deck_of_exactly_the_table_size_still_refreshes():
 
 
 def sign(state, caller, target):
-    return engine.apply(state, caller, {"type": "sign", "target": target})
+    """Call "Sign!"; if the game goes on, everybody checks the next round's hand."""
+    state = engine.apply(state, caller, {"type": "sign", "target": target})
+    return checked(state) if state["phase"] == "checking" else state
 
 
 def test_a_valid_quintet_called_by_a_team_mate_scores_for_the_callers_team():
@@ -327,10 +337,10 @@ def test_nobody_can_call_sign_on_themselves_or_a_stranger():
 
 
 def test_after_a_call_the_round_ends_and_the_dealer_role_passes_clockwise():
-    state = sign(game({"cat": QUINTET}), "ann", "cat")
+    state = engine.apply(game({"cat": QUINTET}), "ann", {"type": "sign", "target": "cat"})
     assert state["round"] == 2
     assert state["dealer"] == "ben"
-    assert state["phase"] == "swapping"
+    assert state["phase"] == "checking"
     assert state["log"][-1]["type"] == "deal" and state["log"][-1]["dealer"] == "ben"
     assert all(len(hand) == 5 for hand in state["hands"].values())
     assert len(state["hands"]) == 4 and len(state["table"]) == 5 and state["discard"] == []
@@ -402,7 +412,7 @@ def test_a_drawn_round_counts_as_played_and_equal_scores_are_a_draw():
     assert engine.result(state) == {"scores": dict.fromkeys(FOUR, 0), "winners": FOUR}
 
 
-@pytest.mark.parametrize("options", [{"rounds": 2}, {"rounds": 0}, {"rounds": 3, "target_points": 3},
+@pytest.mark.parametrize("options", [{"rounds": 0}, {"rounds": 3, "target_points": 3},
                                      {"target_points": 0}, {"rounds": True}, {"first_dealer": "zoe"},
                                      {"dealer": "ann"}])  # fmt: skip
 def test_bad_options_are_refused(options):
@@ -493,6 +503,7 @@ def test_which_cards_others_took_is_left_to_memory():
 def test_the_same_seed_options_and_actions_replay_the_same_game():
     def replay():
         state = engine.setup(FOUR, PACK, seed="replay", options={"rounds": 3, "first_dealer": "cat"})
+        state = checked(state)
         state = play(state, ("ann", {"type": "take", "card": state["table"][2]}))
         state = play(state, ("ann", {"type": "drop", "card": state["hands"]["ann"][0]}))
         state = sign(state, "ben", "dan")

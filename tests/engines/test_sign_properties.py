@@ -8,8 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.bots import play_game
-from games.bots import sign as bot
+from games.bots import act, play_game
 from games.engines import IllegalAction
 from games.engines import sign as engine
 from tests.engines.packs import sign_pack
@@ -39,7 +38,10 @@ def start(game):
 
 
 def pick(state, rng, sign_rate):
-    """A random legal action; calls are rarer than swaps, and a done player mostly waits."""
+    """A random legal action; calls are rarer than swaps, and a done player mostly waits.
+    While the players check their hands, one who has not sent ``ready`` sends it."""
+    if state["phase"] == "checking":
+        return rng.choice([p for p in state["players"] if p not in state["ready"]]), {"type": "ready"}
     waiting = [p for p in state["players"] if p not in state["done"]]
     player = rng.choice(waiting if waiting and rng.random() < 0.9 else state["players"])
     actions = engine.legal_actions(state, player)
@@ -96,18 +98,20 @@ def check_scores(before, after):
 
 def secrets_of_others(state, viewer):
     """Cards nobody but their holder could know this round: hands dealt and never on the table,
-    and the deck below its top (the bottom card is shown)."""
+    the deck below its top (the bottom card is shown), and the table while it lies face down."""
     public = {state["bottom_card"]}
     for event in state["log"]:
         if event.get("round") != state["round"]:
             continue
-        if event["type"] in ("deal", "refresh"):
+        if event["type"] in ("table_opened", "refresh"):
             public |= set(event["table"])
         elif event["type"] in ("drop", "take"):
             public.add(event["card"])
         elif event["type"] == "sign":  # the called hand is checked in front of everybody
             public |= set(event["hand"])
     secret = set(state["deck"]) - public
+    if state["phase"] == "checking":
+        secret |= set(state["table"])
     for player, hand in state["hands"].items():
         if player != viewer:
             secret |= set(hand) - public
@@ -133,6 +137,10 @@ def check_views(state):
         assert not {"hands", "deck", "discard", "rng"} & set(seen)
         if viewer is not None:
             assert seen["hand"] == state["hands"][viewer]
+            mates = state["teams"][engine.team_of(state, viewer)]
+            assert seen["signals"] == [p for p in state["signals"] if p in mates]
+        signs = [e["player"] for e in seen["log"] if e["type"] == "signal"]
+        assert all(viewer is not None and engine.team_of(state, p) == seen["team"] for p in signs)
 
 
 def candidate_actions(state, player):
@@ -142,6 +150,7 @@ def candidate_actions(state, player):
     actions = [{"type": kind, "card": card} for kind in ("take", "drop") for card in cards]
     actions += [{"type": "sign", "target": p} for p in [*state["players"], "nobody"]]
     actions += [{"type": "done"}, {"type": "done", "now": True}, {"type": "pass"}, {"type": "take"}]
+    actions += [{"type": "ready"}, {"type": "signal"}, {"type": "ready", "now": True}]
     return actions
 
 
@@ -205,7 +214,7 @@ def bot_game(game, max_steps=20_000):
         if engine.result(state) is not None:
             return
         order = rng.sample(state["players"], len(state["players"]))
-        player, action = next((p, a) for p in order if (a := bot.choose(state, p, rng)) is not None)
+        player, action = next((p, a) for p in order if (a := act("sign", state, p, rng)) is not None)
         after = engine.apply(state, player, action)
         yield state, player, action, after
         state = after

@@ -561,12 +561,30 @@ def test_with_two_players_there_is_no_duel():
         challenge(state, "ben", "ann")
 
 
-def test_the_duel_is_read_from_a_newly_drawn_card_and_the_turns_card_goes_back():
+def test_a_duel_is_read_from_the_card_the_questioner_drew_for_this_turn():
+    """Rulebook, Challenge: "The questioner reads the two slogans of a card aloud";
+    docs/engines.md, slogan: "duel: both slogans of the card the questioner drew for this turn"."""
     state = arrange(game(cards=["karte-001", "karte-002"]), chips={"cat": 5})
+    assert state["card"] == "karte-001"  # ann, the questioner, has drawn it
     state = challenge(state, "dan", "cat")
+    assert state["duel"]["card"] == "karte-001"
+    assert state["duel"]["readers"] == ["ann"]
+    assert state["pile"][0] == "karte-002" and "karte-001" not in state["pile"]
+    assert state["card"] is None
+    assert events(state, "challenge")[0]["new_card"] is False
+
+
+def test_a_questioner_who_duels_puts_the_card_back_and_another_player_reads_a_new_one():
+    """Rulebook, Challenge, note: "If the questioner is himself the leader, another player must
+    read aloud the slogans from a card that he newly draws from the slogan box. If the original
+    questioner had already drawn a card, it is put back into the box in this case."""
+    state = arrange(game(cards=["karte-001", "karte-002"]), chips={"ann": 5})
+    state = challenge(state, "dan", "ann")
     assert state["duel"]["card"] == "karte-002"
     assert state["pile"][-1] == "karte-001"
+    assert state["duel"]["readers"] == ["ben", "cat"]
     assert state["card"] is None
+    assert events(state, "challenge")[0]["new_card"] is True
 
 
 def test_the_challenged_player_answers_first_and_each_correct_answer_takes_a_chip():
@@ -819,3 +837,97 @@ def test_the_same_seed_options_and_actions_replay_the_same_game():
         return json.loads(json.dumps(judge(ask(state), True)))
 
     assert replay() == replay()
+
+
+def test_second_chance_actions_refuse_fields_they_do_not_have():
+    """docs/engines.md, contract: an illegal action raises IllegalAction and changes nothing;
+    slogan: the wrong answerer picks ``{"type": "alfons"}``, a tip or ``{"type": "pass"}``."""
+    state = wrong_answer(game())
+    before = json.dumps(state, sort_keys=True)
+    for action in ({"type": "alfons", "card": "alfons-01-move"}, {"type": "pass", "option": 1},
+                   {"type": "tip", "option": 1, "again": True}):  # fmt: skip
+        with pytest.raises(IllegalAction, match="Unexpected"):
+            engine.apply(state, "ben", action)
+    assert json.dumps(state, sort_keys=True) == before
+
+
+def test_a_pass_is_logged_and_the_solution_made_public():
+    """docs/engines.md, slogan: the wrong answerer may ``pass``; "everything is public after"."""
+    state = do(wrong_answer(game(cards=["karte-001"])), "ben", "pass")
+    kinds = [event["type"] for event in state["log"]]
+    assert {"type": "pass", "turn": 1, "player": "ben"} in state["log"]
+    assert kinds.index("pass") < kinds.index("solution")
+
+
+def test_after_a_duel_both_slogans_and_their_answers_are_public():
+    """Rulebook, Challenge: "The questioner reads the two slogans of a card aloud"; docs/engines.md,
+    slogan: everything is public after; the card's key only once both slogans are judged."""
+    state = arrange(game(cards=["karte-001", "karte-002"]), chips={"cat": 5})
+    state = challenge(state, "dan", "cat")
+    for player, slogan in (("cat", 0), ("dan", 0), ("cat", 1), ("dan", 1)):
+        state = duel_judge(state, "ann", player, slogan, False)
+    solutions = [event for event in state["log"] if event["type"] == "solution"]
+    assert [(event["card"], event["slogan"]) for event in solutions] == [("karte-001", 0), ("karte-001", 1)]
+    for number, event in enumerate(solutions):
+        assert event["answer"] == answer(1, number)
+
+
+@pytest.mark.parametrize(
+    ("effect", "message"),
+    [
+        ({"kind": "move", "amount": 1.5}, "whole amount"),
+        ({"kind": "chips"}, "whole amount"),
+        ({"kind": "pay_each", "amount": 0}, "at least 1"),
+        ({"kind": "collect_each", "amount": 1.5}, "at least 1"),
+        ({"kind": "to_level", "amount": 7}, "level from 1 to 6"),
+        ({"kind": "to_level", "amount": 0}, "level from 1 to 6"),
+        ({"kind": "swap", "target": "first"}, "leader, last or next"),
+    ],
+)
+def test_a_pack_with_an_alfons_card_that_cannot_work_is_refused(effect, message):
+    """docs/engines.md, slogan: the Spießer Alfons effects and their amounts (``pay_each`` /
+    ``collect_each``: n chips; ``to_level``: first space of level n, levels 1–6)."""
+    with pytest.raises(ValueError, match=message):
+        engine.setup(FOUR, alfons_pack(effect), seed=0)
+
+
+def test_a_swap_that_is_carried_out_is_not_void():
+    """docs/engines.md, slogan: "An effect that cannot be carried out is void" (and one that is
+    carried out is not)."""
+    positions = {"ann": 20, "ben": 3, "cat": 9, "dan": 1}
+    state = one_alfons({"kind": "swap", "target": "leader"}, positions=positions)
+    assert events(state, "alfons")[0]["void"] is False
+
+
+def test_the_start_is_level_zero_and_the_goal_level_seven():
+    """Rulebook / docs/engines.md, slogan: "space 0 is the start, spaces 1–36 are six career
+    levels of six spaces ... space 37 is the goal"."""
+    assert [engine.career_level(space) for space in (0, 1, 6, 7, 36, 37)] == [0, 1, 1, 2, 6, 7]
+    assert engine.view(game(), None)["levels"] == dict.fromkeys(FOUR, 0)
+
+
+@pytest.mark.parametrize(
+    "effect",
+    [{"kind": "to_level", "amount": 1}, {"kind": "to_level", "amount": 6}, {"kind": "pay_each", "amount": 1},
+     {"kind": "move", "amount": 0}, {"kind": "chips", "amount": -1}],
+)  # fmt: skip
+def test_an_alfons_card_at_the_edge_of_its_amounts_is_accepted(effect):
+    """docs/engines.md, slogan: ``to_level`` levels 1–6, ``pay_each`` n ≥ 1, ``move``/``chips`` ±n."""
+    state = engine.setup(FOUR, alfons_pack(effect), seed=0)
+    assert state["catalogue"]["alfons"]["alfons-01-" + effect["kind"].replace("_", "-")]["effect"] == effect
+
+
+def test_a_challenge_refuses_fields_it_does_not_have():
+    """docs/engines.md, slogan: ``{"type": "challenge", "target": LEADER}``; an illegal action
+    raises IllegalAction and changes nothing."""
+    state = arrange(game(), chips={"cat": 5})
+    with pytest.raises(IllegalAction, match="Unexpected"):
+        engine.apply(state, "dan", {"type": "challenge", "target": "cat", "card": "karte-001"})
+    assert state["phase"] == "question"
+
+
+def test_a_settled_question_leaves_no_question_behind():
+    """docs/engines.md, slogan: after the question is settled the turn passes; nothing of it is
+    left in the state for the next turn (the card is used up)."""
+    state = do(wrong_answer(game(cards=["karte-001", "karte-002"])), "ben", "pass")
+    assert state["question"] is None and state["card"] == "karte-002" and state["used"] == ["karte-001"]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.bots import play_game
+from games.bots import act, play_game
 from games.bots import slogan as bot
 from games.engines import IllegalAction
 from games.engines import slogan as engine
@@ -61,7 +61,7 @@ def random_game(game, max_steps, chooser=None):
 
 def bot_chooser(state, rng):
     order = rng.sample(state["players"], len(state["players"]))
-    return next((p, a) for p in order if (a := bot.choose(state, p, rng)) is not None)
+    return next((p, a) for p in order if (a := act("slogan", state, p, rng)) is not None)
 
 
 # --- invariants -------------------------------------------------------------------------------

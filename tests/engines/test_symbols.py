@@ -174,6 +174,43 @@ def test_after_the_seventh_removal_the_last_card_counts_as_a_solution_worth_one_
     assert state["round"] == 2
 
 
+def seven_removals(state: dict[str, Any]) -> dict[str, Any]:
+    givers = ["Sabine", "Frank", "Lisa"] * 3
+    for giver, symbol, slot in zip(givers, BASE_SYMBOLS, [1, 2, 3, 5, 6, 7, 8], strict=False):
+        state = play(state, (giver, hint(symbol)), ("Tim", remove(slot)))
+    return state  # the seventh removal was Sabine's hint
+
+
+def test_a_seventh_removal_that_brings_the_hint_giver_to_the_goal_wastes_the_last_cards_point():
+    """Rulebook, End of the Game: "the game is finished immediately, further points are
+    wasted"; docs/engines.md, symbols: the hint giver's point for the seventh removal is scored
+    first; if it ends the game, the last card's point is not scored."""
+    state = new_game(goal=3)  # Sabine reaches 3 with her third hint point, on the 7th removal
+    state = seven_removals(state)
+    assert state["phase"] == "over"
+    assert state["scores"] == {"Tim": 0, "Sabine": 3, "Frank": 2, "Lisa": 2}
+    assert engine.result(state)["winners"] == ["Sabine"]
+    assert last_round(state)["points"] == {"Sabine": 1}
+
+
+def test_a_seventh_removal_below_the_goal_scores_the_hint_and_the_last_card():
+    """docs/engines.md, symbols: "After the seventh removal the last card counts as a correct
+    solution worth 1 point, scored after the hint giver's point for that removal"."""
+    state = new_game(goal=4)  # Sabine's point brings her to 3: the game goes on
+    state = seven_removals(state)
+    assert state["scores"] == {"Tim": 1, "Sabine": 3, "Frank": 2, "Lisa": 2}
+    assert state["phase"] == "hint" and state["round"] == 2
+
+
+def test_the_last_cards_point_can_end_the_game_for_the_candidate():
+    """Rulebook, End of the Game: the candidate's last-card point reaching the goal ends it."""
+    state = new_game(goal=5)
+    state = {**state, "scores": {**state["scores"], "Tim": 4}}
+    state = seven_removals(state)
+    assert state["phase"] == "over"
+    assert engine.result(state)["winners"] == ["Tim"]
+
+
 def test_a_round_has_at_most_seven_markers():
     state = new_game()
     givers = ["Sabine", "Frank", "Lisa"] * 3
@@ -562,3 +599,24 @@ def test_a_game_replays_from_its_seed_options_and_actions(seed):
     for player, action in moves:
         replayed = engine.apply(json.loads(json.dumps(replayed)), player, action)
     assert replayed == final
+
+
+def test_the_log_records_each_removal_and_the_hint_givers_point():
+    """Rulebook, Example of a Round: "Because Goethe is not the solution, Sabine gets a point for
+    her hint"; docs/engines.md: a state's log records the events."""
+    state = play(new_game(), ("Sabine", hint("handy")), ("Tim", remove(1)))
+    assert state["log"][-2:] == [
+        {"type": "removed", "player": "Tim", "slot": 1, "card": "goethe"},
+        {"type": "scored", "points": {"Sabine": 1}},
+    ]
+
+
+def test_the_log_names_the_guessed_card_and_each_replacement():
+    """Rulebook, Example of a Round: Tim "ventures a solution: 'Italy!'"; docs/engines.md,
+    symbols: ``replace`` discards the card and draws a new one."""
+    state = play(new_game(), ("Lisa", replace(2)))
+    assert state["log"][-1] == {"type": "replaced", "player": "Lisa", "slot": 2, "card": "liebe",
+                                "new": NEXT_CARDS[0]}  # fmt: skip
+    state = play(state, ("Sabine", hint("sonne")), ("Tim", guess(4)))
+    guessed = [event for event in state["log"] if event["type"] == "guessed"]
+    assert guessed == [{"type": "guessed", "player": "Tim", "slot": 4, "card": "italien"}]
