@@ -44,7 +44,7 @@ translations("symbol_tiles.csv", [(k, "name", e) for k, _, _, e in tiles + extra
 symbols = [("anker", "Anker", "anchor", "Anchor"), ("schluessel", "Schlüssel", "key", "Key"),
            ("fisch", "Fisch", "fish", "Fish"), ("glocke", "Glocke", "bell", "Bell"),
            ("mond", "Mond", "moon", "Moon")]
-colours = [("rot", "Rot", "#EB0045", "●", "Red"), ("grau", "Grau", "#58555B", "■", "Grey"),
+colours = [("rot", "Rot", "#EB0045", "●", "Red"), ("grau", "Grau", "#58555B", "■", "Gray"),
            ("gruen", "Grün", "#3E855C", "◆", "Green"), ("blau", "Blau", "#1654FF", "★", "Blue"),
            ("schwarz", "Schwarz", "#140902", "♥", "Black")]
 write("sign/sign_symbols.csv", ["key", "name", "icon", "position"],
