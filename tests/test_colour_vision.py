@@ -169,3 +169,19 @@ def test_the_admin_accepts_a_colour_every_player_can_tell_apart(mini_catalogue, 
     assert response.status_code == 302, response.content.decode()[:3000]
     assert SignColour.objects.filter(key="violett").exists()
     assert find_problems() == []
+
+
+@pytest.mark.django_db
+def test_a_curator_who_pales_a_colour_is_told_why_and_nothing_changes(mini_catalogue, admin_client):
+    from tests.test_concurrency import change_url, rendered_form
+
+    blue = SignColour.objects.get(key="blau")
+    data = rendered_form(admin_client.get(change_url(blue)))
+    data["hex"] = "#7FA8FF"  # a pale blue: too little contrast on the card
+    response = admin_client.post(change_url(blue), data)
+    assert response.status_code == 200
+    assert "Blau (#7FA8FF) has contrast 2.2" in response.content.decode()
+    assert SignColour.objects.get(key="blau").hex == "#1654FF"
+    data["hex"] = "#0B3FD6"  # a darker blue that every player still tells apart
+    assert admin_client.post(change_url(blue), data).status_code == 302
+    assert SignColour.objects.get(key="blau").hex == "#0B3FD6"
