@@ -27,6 +27,7 @@ from import_export.admin import ImportExportActionModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
 from cards import resources
+from cards.colour_vision import ColourSpec, colour_problems
 from cards.concurrency import VersionedAdminMixin, VersionedInlineMixin
 from cards.files import FileProblem
 from cards.formats import FORMATS, preview_context
@@ -324,8 +325,31 @@ class SignSymbolAdmin(ContentAdmin):
         return mark_safe(_icon_svg(symbol.icon, "#1f2a44", 32)) if symbol.icon else "—"
 
 
+class SignColourForm(forms.ModelForm):
+    """Refuses a colour or mark that some player could not tell from another Sign colour."""
+
+    class Meta:
+        model = SignColour
+        fields = ("key", "name", "hex", "mark", "position")
+
+    def clean(self):  # type: ignore[no-untyped-def]
+        data = super().clean()
+        key, name, hex_, mark = (data.get(f) for f in ("key", "name", "hex", "mark"))
+        if not (key and name and hex_ and mark):
+            return data  # the field errors say what is missing
+        others = SignColour.objects.exclude(pk=self.instance.pk) if self.instance.pk else (
+            SignColour.objects.all())
+        palette = [ColourSpec(c.key, c.name, c.hex, c.mark) for c in others]
+        palette.append(ColourSpec(key, name, hex_, mark))
+        mine = [p.message for p in colour_problems(palette) if key in p.keys]
+        if mine:
+            raise ValidationError(mine)
+        return data
+
+
 @admin.register(SignColour)
 class SignColourAdmin(ContentAdmin):
+    form = SignColourForm
     resource_classes = [resources.SignColourResource]
     list_display = ("swatch", "name", "key", "hex", "mark", "position")
     list_display_links = ("swatch", "name")

@@ -265,7 +265,31 @@ def check_stored_picture(data: bytes, *, label: str) -> None:
 # --- Tabler icons --------------------------------------------------------------------------
 
 
+# Pictures the icon set lacks (a tiger, a ballot box), drawn for the project in the same style.
+# A tile names one as ``kartothek:<name>``; the file is fixtures/symbols/pictures/<name>.svg.
+PROJECT_ICON_PREFIX = "kartothek:"
+PROJECT_ICON_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "symbols" / "pictures"
+PROJECT_SOURCE = "Drawn for Kartothek (fixtures/symbols/pictures)"
+PROJECT_LICENCE = "CC0-1.0"
+_PROJECT_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
+
+
+def icon_credit(icon: str) -> tuple[str, str]:
+    """Where an icon's picture comes from and its licence."""
+    if icon.startswith(PROJECT_ICON_PREFIX):
+        return PROJECT_SOURCE, PROJECT_LICENCE
+    return TABLER_SOURCE, TABLER_LICENCE
+
+
 def tabler_icon_path(icon: str) -> Path:
+    """The SVG file of a Tabler outline icon, or of a project picture (``kartothek:<name>``)."""
+    if icon.startswith(PROJECT_ICON_PREFIX):
+        name = icon[len(PROJECT_ICON_PREFIX):]
+        path = PROJECT_ICON_DIR / f"{name}.svg"
+        if not _PROJECT_NAME.match(name) or not path.is_file():
+            raise ValidationError(f"There is no project picture named '{name}' "
+                                  f"(fixtures/symbols/pictures/{name}.svg).")
+        return path
     import pytablericons
 
     base = Path(pytablericons.__file__).parent / "icons" / "outline"

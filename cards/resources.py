@@ -35,7 +35,7 @@ from cards.models import (
     TranslationState,
     option_problems,
 )
-from cards.pictures import TABLER_LICENCE, TABLER_SOURCE, render_icon, validate_picture
+from cards.pictures import icon_credit, render_icon, validate_picture
 from cards.text import validate_key
 from cards.translation import sources_changed_in_bulk
 
@@ -319,8 +319,11 @@ class SymbolTileResource(KeyedResource):
                 instance._picture_bytes = render_icon(instance.icon)  # type: ignore[attr-defined]
             except ValidationError as exc:
                 raise ValidationError({"icon": exc.messages}) from None
-            instance.image_source = instance.image_source or TABLER_SOURCE
-            instance.image_licence = instance.image_licence or TABLER_LICENCE
+            source, licence = icon_credit(instance.icon)
+            if instance.icon != previous_icon:  # a new drawing brings its own credit
+                instance.image_source = instance.image_licence = ""
+            instance.image_source = instance.image_source or source
+            instance.image_licence = instance.image_licence or licence
         data = getattr(instance, "_picture_bytes", None)
         if data is not None:
             # An uncommitted file: full_clean checks it, and saving the tile stores it

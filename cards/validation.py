@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 
+from cards.colour_vision import ColourSpec, colour_problems
 from cards.models import (
     CONTENT_MODELS,
     AlfonsCard,
@@ -119,6 +120,18 @@ def _count_problems() -> list[Problem]:
     return problems
 
 
+def sign_colour_specs() -> list[ColourSpec]:
+    return [ColourSpec(c.key, c.name, c.hex, c.mark) for c in SignColour.objects.all()]
+
+
+def _sign_colour_problems() -> list[Problem]:
+    """Colours every player can tell apart, marks that survive a half turn, enough contrast."""
+    return [
+        Problem("Sign colours " + " / ".join(p.keys), p.message)
+        for p in colour_problems(sign_colour_specs())
+    ]
+
+
 def _slogan_problems() -> list[Problem]:
     problems = []
     for slogan in Slogan.objects.prefetch_related("options"):
@@ -196,6 +209,7 @@ def find_problems() -> list[Problem]:
     for model in CONTENT_MODELS:
         problems.extend(_row_problems(model))
     problems.extend(_count_problems())
+    problems.extend(_sign_colour_problems())
     problems.extend(_slogan_problems())
     problems.extend(_translation_problems())
     return problems

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from statistics import mean
 from typing import Any
 
-from games import engines
+from games import balance, engines
 from games.bots import bot_for, play_game
 
 
@@ -83,6 +83,7 @@ def simulate(
     stats = getattr(bot_for(game), "extra_stats", None)
     if stats is not None:
         report.extra = stats(finals)
+    report.extra.update(balance.report_lines(game, content))
     return report
 
 

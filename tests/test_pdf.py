@@ -259,7 +259,7 @@ def test_print_selected_cards_renders_only_those(mini_packs):
     pack = pack_of(mini_packs, "sign")
     _, report = render(pack, selection=Selection("sign_symbol", frozenset({"fisch"})))
     assert {p.key for p in report.placements} == {f"fisch-{c}" for c in
-                                                    ("rot", "gelb", "gruen", "blau", "schwarz")}
+                                                    ("rot", "grau", "gruen", "blau", "schwarz")}
     _, report = render(pack_of(mini_packs, "slogan"),
                        selection=Selection("slogan", frozenset({"just-do-it"})))
     assert {p.key for p in report.placements} == {"karte-002"}

@@ -1,7 +1,6 @@
 """The starter catalogue in fixtures/: full, playable, bilingual, and within every rule."""
 
 import csv
-import math
 from collections import Counter
 
 import pytest
@@ -73,17 +72,14 @@ def test_slogan_has_at_least_200_slogans_on_100_cards_and_60_alfons_cards():
     assert {a["effect"] for a in alfons} == set(AlfonsEffect.values)
 
 
-def test_sauschwer_has_188_objects_from_grams_to_thousands_of_tonnes():
+def test_sauschwer_has_over_100_objects_mostly_in_the_everyday_range_with_rare_giants():
     objects = rows("sauschwer/objects.csv")
-    assert len(objects) >= 188
+    assert len(objects) >= 110
     weights = sorted(int(o["weight_g"]) for o in objects)
-    assert weights[0] < 10 and weights[-1] >= 1_000 * 1_000_000  # a few grams … 1,000 t and more
     assert all(o["source"].strip() for o in objects)
-    # spread: every decade from 10 g to 1,000 t holds objects, most in the everyday range
-    decades = Counter(int(math.log10(w)) for w in weights)
-    assert all(decades[d] >= 3 for d in range(1, 10))
-    everyday = sum(1 for w in weights if 100 <= w <= 2_000_000)
-    assert everyday >= len(weights) / 3
+    # rounds need judgement (issue 13): the bulk between 50 g and 100 kg, giants rare
+    assert sum(1 for w in weights if 50 <= w <= 100_000) >= 0.95 * len(weights)
+    assert 1 <= sum(1 for w in weights if w >= 1_000_000) <= 3
 
 
 @pytest.mark.slow
@@ -94,12 +90,14 @@ def test_the_starter_catalogue_loads_and_obeys_every_rule_in_both_languages():
     assert find_problems() == []
     assert ConceptCard.objects.count() == 112
     assert SymbolTile.objects.filter(is_extra=True).count() == 10
-    assert all(t.image_sha256 and t.image_licence == "MIT" for t in SymbolTile.objects.all())
+    assert all(t.image_sha256 for t in SymbolTile.objects.all())
+    assert {(t.icon.startswith("kartothek:"), t.image_licence) for t in SymbolTile.objects.all()} == {
+        (False, "MIT"), (True, "CC0-1.0")}
     assert SignSymbol.objects.count() * SignColour.objects.count() == SignCard.objects.count()
     assert SloganCard.objects.count() >= 100 and Slogan.objects.count() >= 200
     assert SloganOption.objects.count() == 4 * Slogan.objects.count()
     assert AlfonsCard.objects.count() == 60
-    assert SauschwerObject.objects.count() >= 188
+    assert SauschwerObject.objects.count() >= 110
     # every text has an approved English translation or is deliberately German
     for game in ("symbols", "sign", "slogan", "sauschwer"):
         counts = progress(game, "en").counts

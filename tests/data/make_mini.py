@@ -44,9 +44,9 @@ translations("symbol_tiles.csv", [(k, "name", e) for k, _, _, e in tiles + extra
 symbols = [("anker", "Anker", "anchor", "Anchor"), ("schluessel", "Schlüssel", "key", "Key"),
            ("fisch", "Fisch", "fish", "Fish"), ("glocke", "Glocke", "bell", "Bell"),
            ("mond", "Mond", "moon", "Moon")]
-colours = [("rot", "Rot", "#D62828", "●", "Red"), ("gelb", "Gelb", "#E9B800", "■", "Yellow"),
-           ("gruen", "Grün", "#2A9D3F", "◆", "Green"), ("blau", "Blau", "#1F4FD1", "★", "Blue"),
-           ("schwarz", "Schwarz", "#222222", "♥", "Black")]
+colours = [("rot", "Rot", "#EB0045", "●", "Red"), ("grau", "Grau", "#58555B", "■", "Gray"),
+           ("gruen", "Grün", "#3E855C", "◆", "Green"), ("blau", "Blau", "#1654FF", "★", "Blue"),
+           ("schwarz", "Schwarz", "#140902", "♥", "Black")]
 write("sign/sign_symbols.csv", ["key", "name", "icon", "position"],
       [(k, n, i, p) for p, (k, n, i, _) in enumerate(symbols, 1)])
 write("sign/sign_colours.csv", ["key", "name", "hex", "mark", "position"],
