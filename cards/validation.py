@@ -8,6 +8,7 @@ the row checks, so content that reached the database some other way is caught to
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -23,6 +24,7 @@ from cards.models import (
     SignSymbol,
     Slogan,
     SloganCard,
+    SloganOption,
     SymbolTile,
     Translation,
     TranslationState,
@@ -119,19 +121,95 @@ def _count_problems() -> list[Problem]:
     return problems
 
 
-def _slogan_problems() -> list[Problem]:
+# --- a slogan card as one unit --------------------------------------------------------------
+
+SLOGAN_SIDES = (1, 2)
+OPTIONS_PER_SLOGAN = 4
+
+#: side -> (the slogan's key, its options in position order as (text, correct))
+SloganSides = Mapping[int, tuple[str, Sequence[tuple[str, bool]]]]
+
+
+class IncompleteUnit(ValidationError):
+    """A card would be stored without all of its parts."""
+
+
+def slogan_card_problems(sides: SloganSides) -> list[str]:
+    """What keeps a slogan card from being complete, empty when nothing does.
+
+    A card is one unit: a slogan on side 1 and one on side 2, each with four distinct
+    answer options of which exactly one is correct. Every path that writes slogans (the
+    admin, imports, restoring a pack) and every path that reads them (packs, print, play)
+    asks this one function.
+    """
     problems = []
-    for slogan in Slogan.objects.prefetch_related("options"):
-        options = sorted(slogan.options.all(), key=lambda o: o.position)
-        for message in option_problems([o.text for o in options], [o.is_correct for o in options]):
-            problems.append(Problem(_label(slogan), message))
-    sides: dict[int, list[int]] = defaultdict(list)
-    for card_id, side in Slogan.objects.values_list("card_id", "side"):
-        sides[card_id].append(side)
-    for card in SloganCard.objects.all():
-        if sorted(sides[card.pk]) != [1, 2]:
-            problems.append(Problem(_label(card), "a slogan card needs a slogan on side 1 and on side 2."))
+    for side in SLOGAN_SIDES:
+        if side not in sides:
+            problems.append(f"slogan {side} is missing")
+            continue
+        key, options = sides[side]
+        if len(options) != OPTIONS_PER_SLOGAN:
+            problems.append(
+                f"slogan {side} ({key}) has {len(options)} of {OPTIONS_PER_SLOGAN} options"
+            )
+            continue
+        for message in option_problems([t for t, _ in options], [c for _, c in options]):
+            problems.append(f"slogan {side} ({key}): {message.rstrip('.')}")
+    for side in sorted(set(sides) - set(SLOGAN_SIDES)):
+        problems.append(f"has a slogan on side {side}; a card has sides 1 and 2 only")
     return problems
+
+
+Units = dict[int, dict[int, tuple[str, list[tuple[str, bool]]]]]
+
+
+def slogan_units(card_ids: Iterable[int] | None = None) -> Units:
+    """card id -> its sides as :func:`slogan_card_problems` reads them, in two queries."""
+    slogans = Slogan.objects.all()
+    if card_ids is not None:
+        slogans = slogans.filter(card_id__in=list(card_ids))
+    units: Units = defaultdict(dict)
+    side_of: dict[int, tuple[int, int]] = {}
+    for pk, card_id, side, key in slogans.values_list("pk", "card_id", "side", "key"):
+        units[card_id][side] = (key, [])
+        side_of[pk] = (card_id, side)
+    options = SloganOption.objects.order_by("slogan_id", "position")
+    if card_ids is not None:
+        options = options.filter(slogan_id__in=list(side_of))
+    for slogan_id, text, correct in options.values_list("slogan_id", "text", "is_correct"):
+        card_id, side = side_of[slogan_id]
+        units[card_id][side][1].append((text, correct))
+    return units
+
+
+def incomplete_slogan_cards(card_ids: Iterable[int] | None = None) -> dict[str, list[str]]:
+    """Key -> problems of every stored slogan card (or of those given) that is incomplete."""
+    cards = SloganCard.objects.order_by("key")
+    if card_ids is not None:
+        card_ids = list(card_ids)
+        cards = cards.filter(pk__in=card_ids)
+    units = slogan_units(card_ids)
+    found = {}
+    for pk, key in cards.values_list("pk", "key"):
+        problems = slogan_card_problems(units.get(pk, {}))
+        if problems:
+            found[key] = problems
+    return found
+
+
+def validate_unit(card: SloganCard) -> None:
+    """Raise IncompleteUnit naming the card and what it lacks, as stored now."""
+    problems = incomplete_slogan_cards([card.pk]).get(card.key)
+    if problems:
+        raise IncompleteUnit([f"slogan card {card.key}: {p}." for p in problems])
+
+
+def _slogan_problems() -> list[Problem]:
+    return [
+        Problem(f"slogan card '{key}'", f"{message}.")
+        for key, messages in incomplete_slogan_cards().items()
+        for message in messages
+    ]
 
 
 def _translation_problems() -> list[Problem]:
