@@ -37,6 +37,9 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read the pack {path}: {exc}") from exc
 
     def load_pack(self, game, language):
-        from exports.packs import load_pack
+        from exports.packs import PackError, load_pack
 
-        return load_pack(game, language)
+        try:
+            return load_pack(game, language)
+        except PackError as exc:  # e.g. an incomplete card, named in the message
+            raise CommandError(str(exc)) from exc
