@@ -499,9 +499,9 @@ class SloganResource(KeyedResource):
         return super().skip_row(instance, original, row, import_validation_errors)
 
     def before_import(self, dataset: Any, **kwargs: Any) -> None:
-        super().before_import(dataset, **kwargs)
         self._cards_of_file: dict[str, list[int]] = {}  # card key -> file rows naming it
         self._cards_before: dict[int, int] = {}  # slogan pk -> its card before the file
+        super().before_import(dataset, **kwargs)
 
     def import_row(self, row: Any, instance_loader: Any, **kwargs: Any):  # type: ignore[no-untyped-def]
         key = str(row.get("card") or "").strip()
