@@ -30,9 +30,10 @@ from cards.models import (
     TranslationState,
     alfons_effect_problems,
     option_problems,
+    translation_max_length,
 )
 from cards.resources import _file_exists
-from cards.text import normalise
+from cards.text import normalise, validate_clean_text
 
 MIN_CONCEPTS = 8  # one board of eight concept cards
 MIN_BASE_SYMBOLS = 7  # up to seven markers a round, each on its own symbol
@@ -58,16 +59,21 @@ def _row_problems(model) -> list[Problem]:  # type: ignore[no-untyped-def]
     queryset = model._default_manager.all()
     if model is SignCard:
         queryset = queryset.select_related("symbol", "colour")
+    # A reference's validation asks the database about each row; the database's own foreign
+    # keys already guarantee it, and leaving it out keeps the check at a fixed query count.
+    references = [f.name for f in model._meta.concrete_fields if f.is_relation]
     for obj in queryset:
+        # A picture whose file is gone cannot be opened to check it: reported below instead.
+        gone = isinstance(obj, SymbolTile) and bool(obj.image) and not _file_exists(obj.image)
         try:
-            obj.clean_fields()
+            obj.clean_fields(exclude=[*references, "image"] if gone else references)
         except ValidationError as exc:
             for name, messages in exc.message_dict.items():
                 problems.extend(Problem(_label(obj), f"{name}: {m}") for m in messages)
         if isinstance(obj, SymbolTile):
             if not obj.image and not obj.icon:
                 problems.append(Problem(_label(obj), "has no picture."))
-            elif obj.image and not _file_exists(obj.image):
+            elif gone:
                 problems.append(Problem(_label(obj), f"its picture file {obj.image.name} is missing."))
         if isinstance(obj, AlfonsCard):
             for name, message in alfons_effect_problems(obj.effect, obj.amount, obj.target).items():
@@ -243,6 +249,16 @@ def _translation_problems() -> list[Problem]:
             )
         if row.state != TranslationState.NEEDS_EDITING and not row.text.strip():
             problems.append(Problem(where, "is empty but marked as done."))
+        elif row.text.strip():
+            # The rules a translation is saved with, for rows that reached the table otherwise.
+            try:
+                validate_clean_text(row.text)
+            except ValidationError as exc:
+                problems.extend(Problem(where, message) for message in exc.messages)
+            limit = translation_max_length(type(obj), row.field)
+            if limit is not None and len(row.text) > limit:
+                problems.append(Problem(where, f"is {len(row.text):,} characters long; at most "
+                                        f"{limit} fit where its source is printed."))
         if row.text.strip() and type(obj).__name__ != "SloganOption":
             by_type_language[(row.content_type_id, row.field, row.language)].append(
                 (normalise(row.text), _label_of_translation(obj, slogan_keys))
