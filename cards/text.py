@@ -19,7 +19,7 @@ KEY_MAX_LENGTH = 60
 KEY_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z"
 
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
-_GERMAN_FOLDS = (("ä", "ae"), ("ö", "oe"), ("ü", "ue"), ("ß", "ss"), ("ẞ", "ss"))
+_GERMAN_FOLDS = (("ä", "ae"), ("ö", "oe"), ("ü", "ue"), ("ß", "ss"))  # ẞ lowercases to ß
 
 validate_key = RegexValidator(
     KEY_PATTERN,

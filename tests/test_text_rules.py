@@ -274,3 +274,72 @@ def test_a_translation_of_a_long_source_field_gets_that_fields_limit(mini_catalo
     save_translation(card, "text", "en", "x" * 400, TranslationState.TRANSLATED)
     with pytest.raises(ValidationError, match="at most 400"):
         save_translation(card, "text", "en", "x" * 401)
+
+
+# --- edges the mutation check asked about ------------------------------------------------------
+
+# Look-alike letters, found by their Unicode names (independent of cards/text.py's own table).
+LOOK_ALIKES = [
+    ("CYRILLIC CAPITAL LETTER " + name, latin) for name, latin in [
+        ("A", "a"), ("VE", "b"), ("IE", "e"), ("KA", "k"), ("EM", "m"), ("EN", "h"), ("O", "o"),
+        ("ER", "p"), ("ES", "c"), ("TE", "t"), ("HA", "x"), ("U", "y"), ("STRAIGHT U", "y"),
+        ("BYELORUSSIAN-UKRAINIAN I", "i"), ("JE", "j"), ("DZE", "s"), ("KOMI DE", "d"),
+        ("QA", "q"), ("WE", "w"),
+    ]
+] + [("CYRILLIC LETTER PALOCHKA", "i")] + [
+    ("CYRILLIC SMALL LETTER " + name, latin) for name, latin in [
+        ("A", "a"), ("IE", "e"), ("O", "o"), ("ER", "p"), ("ES", "c"), ("U", "y"), ("HA", "x"),
+        ("BYELORUSSIAN-UKRAINIAN I", "i"), ("JE", "j"), ("DZE", "s"), ("SHHA", "h"),
+        ("KOMI DE", "d"), ("QA", "q"), ("WE", "w"), ("PALOCHKA", "l"), ("STRAIGHT U", "y"),
+    ]
+] + [
+    ("GREEK CAPITAL LETTER " + name, latin) for name, latin in [
+        ("ALPHA", "a"), ("BETA", "b"), ("EPSILON", "e"), ("ZETA", "z"), ("ETA", "h"),
+        ("IOTA", "i"), ("KAPPA", "k"), ("MU", "m"), ("NU", "n"), ("OMICRON", "o"), ("RHO", "p"),
+        ("TAU", "t"), ("UPSILON", "y"), ("CHI", "x"),
+    ]
+] + [
+    ("GREEK SMALL LETTER " + name, latin) for name, latin in [
+        ("ALPHA", "a"), ("IOTA", "i"), ("KAPPA", "k"), ("NU", "v"), ("OMICRON", "o"),
+        ("RHO", "p"), ("UPSILON", "u"),
+    ]
+]
+
+
+@pytest.mark.parametrize(("name", "latin"), LOOK_ALIKES, ids=[n for n, _ in LOOK_ALIKES])
+def test_each_look_alike_letter_compares_as_its_latin_twin(name, latin):
+    import unicodedata
+
+    letter = unicodedata.lookup(name)
+    assert normalise(letter) == latin
+    assert normalise(f"Z{letter}Z") == f"z{latin}z"
+
+
+@pytest.mark.parametrize("code", [0x180B, 0x180C, 0x180D, 0x180F, 0xFE00, 0xFE01, 0xFE0E])
+def test_variation_selectors_are_refused(code):
+    assert f"U+{code:04X}" in refusal(f"Oma{chr(code)}")
+
+
+@pytest.mark.parametrize("text", ["Oma\ufe10", "Xylophon", "XX", "Ὀδυσσεύς"])
+def test_visible_neighbours_of_the_refused_ranges_are_fine(text):
+    validate_clean_text(text)
+
+
+def test_unnamed_characters_are_described_by_their_category():
+    assert "U+D800: surrogate" in refusal("O\ud800ma")
+    assert "U+0000: control" in refusal("Oma\x00")
+    assert "U+0085: control" in refusal("O\x85ma")
+
+
+def test_a_slug_of_exactly_the_limit_keeps_its_last_word():
+    text = "-".join(["abcde"] * 10)  # 59 characters
+    assert make_key(text + "f") == text + "f"  # 60: whole
+    assert make_key(text + "fg") == "-".join(["abcde"] * 9)  # 61: the last word goes
+    assert make_key("a" * (KEY_MAX_LENGTH + 1)) == "a" * KEY_MAX_LENGTH
+
+
+def test_the_first_mixed_word_is_named_after_clean_ones():
+    assert "“Omа”" in refusal("Oma Opa Omа")
+    assert mixed_script_words("Ωmega Оma") == [("Ωmega", ["GREEK", "LATIN"]),
+                                              ("Оma", ["CYRILLIC", "LATIN"])]
+    assert mixed_script_words("Café Ωμέγα 東京") == []
