@@ -336,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pytest-args", default="-m ''",
                         help="extra pytest arguments (default: every marker, slow ones too)")
     parser.add_argument("--only", help="run only mutants whose ident contains this text")
+    parser.add_argument("--first-pass", default="",
+                        help="pytest arguments selecting quick tests to try first, e.g. "
+                        "\"-m 'not django_db'\"; the whole selection runs only if they pass")
     parser.add_argument("--subprocess", action="store_true",
                         help="a fresh interpreter per mutant (slower; the default forks one that "
                         "has loaded the libraries)")
@@ -360,14 +363,15 @@ def main(argv: list[str] | None = None) -> int:
         workdir = Path(tmp)
         copy_project(workdir)
         target = workdir / args.target
+        first_pass = _split(args.first_pass) if args.first_pass else []
         if args.subprocess:
-            def run(timeout: float) -> tuple[str, float]:
-                return run_tests(workdir, args.tests, timeout, extra)
+            def run(timeout: float, more: list[str] = []) -> tuple[str, float]:  # noqa: B006
+                return run_tests(workdir, args.tests, timeout, [*extra, *more])
         else:
             forker = Forker(workdir)
 
-            def run(timeout: float) -> tuple[str, float]:
-                return forker.run(args.tests, timeout, extra)
+            def run(timeout: float, more: list[str] = []) -> tuple[str, float]:  # noqa: B006
+                return forker.run(args.tests, timeout, [*extra, *more])
         baseline, seconds = run(1800)
         if baseline != "survived":
             print(f"The tests fail without any mutant ({baseline}); fix them first.", file=sys.stderr)
@@ -385,7 +389,12 @@ def main(argv: list[str] | None = None) -> int:
             except SyntaxError:
                 mutant.status = "invalid"
                 continue
-            mutant.status, mutant.seconds = run(timeout)
+            mutant.status, mutant.seconds = "survived", 0.0
+            if first_pass:  # a quick selection first: most mutants die there
+                mutant.status, mutant.seconds = run(timeout, first_pass)
+            if mutant.status == "survived":
+                mutant.status, seconds = run(timeout)
+                mutant.seconds += seconds
             if mutant.status == "survived" or number % 20 == 0:
                 print(f"[{number}/{len(mutants)}] {mutant.status}: {mutant.ident}", flush=True)
         target.write_text(source, encoding="utf-8")
