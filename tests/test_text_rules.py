@@ -343,3 +343,15 @@ def test_the_first_mixed_word_is_named_after_clean_ones():
     assert mixed_script_words("Ωmega Оma") == [("Ωmega", ["GREEK", "LATIN"]),
                                               ("Оma", ["CYRILLIC", "LATIN"])]
     assert mixed_script_words("Café Ωμέγα 東京") == []
+
+
+def test_a_refused_key_gets_the_whole_explanation():
+    with pytest.raises(ValidationError) as exc:
+        validate_key("Oma Lisa")
+    assert exc.value.messages == [
+        "A key is lowercase ASCII letters and digits in words joined by single hyphens "
+        "(like 'bermuda-dreieck')."
+    ]
+    with pytest.raises(ValidationError) as exc:
+        make_key("…")
+    assert exc.value.messages == ["Cannot make a key from '…': it has no letters or digits."]

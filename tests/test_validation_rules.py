@@ -42,6 +42,7 @@ from cards.validation import (
     Problem,
     find_problems,
     incomplete_slogan_cards,
+    slogan_card_problems,
     slogan_units,
     validate_unit,
 )
@@ -308,6 +309,9 @@ def test_the_unit_of_one_card_is_read_alone(catalogue):
     assert incomplete_slogan_cards([other.pk]) == {
         "karte-002": ["slogan 1 is missing", "slogan 2 is missing"]}
     assert incomplete_slogan_cards() == incomplete_slogan_cards([other.pk])
+    three = [("A", True), ("B", False), ("C", False)]
+    assert slogan_card_problems({1: ("a", three)}) == ["slogan 1 (a) has 3 of 4 options",
+                                                       "slogan 2 is missing"]
     units = slogan_units()
     assert units[card.pk][1] == ("just-do-it", [("Adidas", False), ("Puma", False),
                                                 ("Reebok", False), ("Nike", True)])
@@ -381,10 +385,14 @@ def test_checking_goes_on_after_an_unknown_field_and_a_deleted_card(catalogue):
                                text="China")  # concepts have no field "name"
     translate(concepts[5], "Pope", state=TranslationState.TRANSLATED)
     Translation.objects.filter(text="Pope").update(text="")  # a problem after the others
+    egg = SauschwerObject.objects.get(key="ei")
+    translate(egg, "Ei", field="name")
+    Translation.objects.filter(text="Ei").update(text=" ")  # after the deleted card's row
     assert problems() == [
         "concept card 'china' [name, en]: 'name' is not a translatable field.",
         "concept card 'papst' [text, en]: is empty but marked as done.",
         f"translation #{gone.pk}: belongs to a card that no longer exists.",
+        "Sauschwer object 'ei' [name, en]: is empty but marked as done.",
     ]
 
 

@@ -339,6 +339,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-pass", default="",
                         help="pytest arguments selecting quick tests to try first, e.g. "
                         "\"-m 'not django_db'\"; the whole selection runs only if they pass")
+    parser.add_argument("--fresh-db", action="store_true",
+                        help="migrate a new test database for every mutant (slower)")
+    parser.add_argument("--rerun", type=Path,
+                        help="the --json of an earlier run: run only the mutants it left alive")
     parser.add_argument("--subprocess", action="store_true",
                         help="a fresh interpreter per mutant (slower; the default forks one that "
                         "has loaded the libraries)")
@@ -357,6 +361,16 @@ def main(argv: list[str] | None = None) -> int:
     if not args.tests:
         parser.error("name the tests to run")
     equivalent = _read_equivalent(args.equivalent, args.target) if args.equivalent else set()
+    if args.rerun:
+        # Only the mutants a previous run of the same source left alive run again; tests were
+        # only added since, so the ones killed then are still killed.
+        before = {m["ident"]: m for m in json.loads(args.rerun.read_text(encoding="utf-8"))}
+        if set(before) != {m.ident for m in mutants}:
+            parser.error(f"{args.rerun} was made from another version of {args.target}")
+        for mutant in mutants:
+            if before[mutant.ident]["status"] in ("killed", "timeout", "invalid"):
+                mutant.status = before[mutant.ident]["status"]
+                mutant.seconds = before[mutant.ident]["seconds"]
     extra = _split(args.pytest_args)
 
     with tempfile.TemporaryDirectory(prefix="kartothek-mutate-") as tmp:
@@ -364,6 +378,14 @@ def main(argv: list[str] | None = None) -> int:
         copy_project(workdir)
         target = workdir / args.target
         first_pass = _split(args.first_pass) if args.first_pass else []
+        if not args.fresh_db:
+            # One test database on disk, migrated by the first run and reused by every mutant's
+            # run (each test still runs in a transaction that is rolled back).
+            (workdir / "tests" / "mutation_settings.py").write_text(
+                "from tests.settings import *  # noqa: F403\n"
+                "DATABASES['default'].setdefault('TEST', {})['NAME'] = "
+                f"{str(workdir / 'mutation-test.sqlite3')!r}\n", encoding="utf-8")
+            extra = [*extra, "--ds", "tests.mutation_settings", "--reuse-db"]
         if args.subprocess:
             def run(timeout: float, more: list[str] = []) -> tuple[str, float]:  # noqa: B006
                 return run_tests(workdir, args.tests, timeout, [*extra, *more])
@@ -380,6 +402,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(mutants)} mutants of {args.target}; the tests take {seconds:.1f} s unmutated",
               flush=True)
         for number, mutant in enumerate(mutants, start=1):
+            if mutant.status != "pending":
+                continue
             if mutant.ident in equivalent:
                 mutant.status = "equivalent"
                 continue
