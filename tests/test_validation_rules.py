@@ -438,3 +438,13 @@ def test_checking_runs_the_same_number_of_queries_for_any_catalogue_size(catalog
             translate(made, f"Slogan {n} {side} en")
             translate(made.options.get(position=1), f"Brand {n} {side}")
     assert queries() == before
+
+
+def test_two_cards_or_two_translations_that_read_the_same_are_already_duplicates(catalogue):
+    ConceptCard.objects.filter(key="china").update(text="Mond!")
+    translate(catalogue["concepts"][3], "Love?")
+    assert problems() == [
+        "concept cards: the same text after normalisation: china, mond",
+        "concept cards [text, en]: the same translation after normalisation: concept card "
+        "'italien', concept card 'liebe'",
+    ]
