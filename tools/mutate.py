@@ -342,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=180.0,
                         help="seconds before a mutant's run counts as killed (at least 5 × the "
                         "unmutated run)")
+    parser.add_argument("--range", help="only mutants FIRST-LAST (1-based) of the listing")
     parser.add_argument("--sample", type=int, help="run only this many mutants, drawn at random")
     parser.add_argument("--seed", type=int, default=0, help="for --sample")
     parser.add_argument("--fresh-db", action="store_true",
@@ -357,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
     mutants = find_mutants(source)
     if args.only:
         mutants = [m for m in mutants if args.only in m.ident]
+    if args.range:  # "101-135": a slice of the mutants (1-based, inclusive), to share out runs
+        first, last = (int(n) for n in args.range.split("-"))
+        mutants = mutants[first - 1:last]
     if args.sample:
         import random
 
