@@ -355,3 +355,10 @@ def test_a_refused_key_gets_the_whole_explanation():
     with pytest.raises(ValidationError) as exc:
         make_key("…")
     assert exc.value.messages == ["Cannot make a key from '…': it has no letters or digits."]
+
+
+def test_a_hidden_character_is_reported_in_one_exact_sentence():
+    assert refusal("O\u200dma") == ("This text contains invisible control characters (U+200D). "
+                                    "Remove them (U+200D: zero width joiner).")
+    assert refusal("Оma") == ("The word “Оma” mixes Cyrillic and Latin letters that look alike; "
+                             "type it in one alphabet.")
