@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play clean
+.PHONY: run test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play mutate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,13 @@ bench-serve: $(DEV_STAMP)
 ## bench-play: gunicorn on loopback, 50 rooms of 6 players polling once a second for 60 s
 bench-play: $(DEV_STAMP)
 	$(BIN)/python bench/play_speed.py
+
+## mutate: mutation check of the content rules (docs/mutation-testing.md); fails below 85 %
+mutate: $(DEV_STAMP)
+	$(BIN)/python tools/mutate.py cards/validation.py tests/test_validation_rules.py \
+		--equivalent docs/mutation-testing.md --min-score 85
+	$(BIN)/python tools/mutate.py cards/text.py tests/test_text_rules.py \
+		--equivalent docs/mutation-testing.md --min-score 85
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

@@ -14,6 +14,7 @@ from django.contrib import admin, messages
 from django.contrib.contenttypes.admin import GenericTabularInline
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest, HttpResponseRedirect
@@ -51,7 +52,10 @@ from cards.models import (
     option_problems,
 )
 from cards.pictures import tabler_icon_path
+from cards.resources import write_options
+from cards.text import normalise, validate_clean_text
 from cards.uploads import PreviewExpired, PreviewStorage, upload_refusal
+from cards.validation import validate_unit
 from cards.weights import format_weight
 from exports.print_views import print_selected_action
 from games.admin import PlayDifficultyMixin
@@ -433,6 +437,41 @@ class SloganOptionInline(VersionedInlineMixin, admin.TabularInline):
         return formset
 
 
+def _unit_checked_revert(view, request, object_id, version_id, extra_context, cards):  # type: ignore[no-untyped-def]
+    """A revert from the history saves one row and none of its inlines: check the card it
+    leaves behind as a unit, and undo the revert (with a message) if the card is incomplete."""
+    with transaction.atomic():
+        response = view(request, object_id, version_id, extra_context)
+        if request.method != "POST" or response.status_code != 302:
+            return response
+        card = cards().first()
+        try:
+            if card is not None:
+                validate_unit(card)
+        except ValidationError as exc:
+            transaction.set_rollback(True)
+            list(messages.get_messages(request))  # drop the "changed successfully" note
+            messages.error(request, "Nothing was reverted: " + " ".join(exc.messages))
+            return HttpResponseRedirect(request.path)
+    return response
+
+
+class SloganCompletesCardForm(forms.ModelForm):
+    """A slogan added on its own page must complete a card that lacks that side."""
+
+    def clean(self) -> dict:  # type: ignore[type-arg]
+        data = super().clean()
+        card, side = data.get("card"), data.get("side")
+        if card is not None and side in (1, 2):
+            others = set(card.slogans.values_list("side", flat=True))
+            if others != {3 - side}:
+                raise ValidationError(
+                    f"Slogan card {card.key} has no gap on side {side}: add a new card with "
+                    "both slogans on the slogan card page."
+                )
+        return data
+
+
 @admin.register(Slogan)
 class SloganAdmin(ContentAdmin):
     resource_classes = [resources.SloganResource]
@@ -447,26 +486,135 @@ class SloganAdmin(ContentAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("options")
 
+    def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
+        # Moving a slogan to another card or side would leave its card with a gap.
+        fixed = ("card", "side") if obj is not None else ()
+        return (*super().get_readonly_fields(request, obj), *fixed)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):  # type: ignore[no-untyped-def]
+        form = super().get_form(request, obj, change, **kwargs)
+        if obj is None:
+            form = type("SloganAddForm", (SloganCompletesCardForm, form), {})
+        return form
+
+    def save_related(self, request, form, formsets, change):  # type: ignore[no-untyped-def]
+        super().save_related(request, form, formsets, change)
+        validate_unit(form.instance.card)  # the card as one unit, in the same transaction
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):  # type: ignore[no-untyped-def]
+        return _unit_checked_revert(
+            super().history_form_view, request, object_id, version_id, extra_context,
+            lambda: SloganCard.objects.filter(slogans__pk=object_id),
+        )
+
+    def get_actions(self, request: HttpRequest):  # type: ignore[no-untyped-def]
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # a slogan goes with its card
+        return actions
+
+    def delete_view(self, request, object_id, extra_context=None):  # type: ignore[no-untyped-def]
+        slogan = self.get_object(request, object_id)
+        if slogan is None or not self.has_delete_permission(request, slogan):
+            return super().delete_view(request, object_id, extra_context)
+        self.message_user(
+            request,
+            f"A slogan cannot be deleted on its own: its card {slogan.card.key} needs both "
+            "slogans. Delete the slogan card, or change this slogan's text.",
+            messages.ERROR,
+        )
+        return HttpResponseRedirect(reverse("admin:cards_slogancard_change", args=[slogan.card_id]))
+
     @admin.display(description="answer ★")
     def answer(self, slogan: Slogan) -> str:
         option = slogan.correct_option
         return option.text if option else "—"
 
 
+SLOGAN_OPTION_LENGTH = SloganOption._meta.get_field("text").max_length
+SLOGAN_OPTION_FIELDS = ("option_1", "option_2", "option_3", "option_4")
+
+
+class SloganUnitForm(forms.ModelForm):
+    """One slogan of a card with its four answer options, edited in one row."""
+
+    option_1 = forms.CharField(label="option 1", max_length=SLOGAN_OPTION_LENGTH,
+                               validators=[validate_clean_text])
+    option_2 = forms.CharField(label="option 2", max_length=SLOGAN_OPTION_LENGTH,
+                               validators=[validate_clean_text])
+    option_3 = forms.CharField(label="option 3", max_length=SLOGAN_OPTION_LENGTH,
+                               validators=[validate_clean_text])
+    option_4 = forms.CharField(label="option 4", max_length=SLOGAN_OPTION_LENGTH,
+                               validators=[validate_clean_text])
+    correct = forms.TypedChoiceField(label="correct", coerce=int,
+                                     choices=[("", "—"), *((n, str(n)) for n in range(1, 5))])
+
+    class Meta:
+        model = Slogan
+        fields = ("side", "text", "key", "keep_german")
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            for option in self.instance.options.all():
+                self.initial[f"option_{option.position}"] = option.text
+                if option.is_correct:
+                    self.initial["correct"] = option.position
+
+    def clean(self) -> dict:  # type: ignore[type-arg]
+        data = super().clean()
+        texts = [data.get(f"option_{n}") for n in range(1, 5)]
+        if all(texts) and data.get("correct"):
+            problems = option_problems(texts, [n == data["correct"] for n in range(1, 5)])
+            if problems:
+                raise ValidationError(problems)
+        return data
+
+    def pending_options(self) -> list[tuple[str, bool]]:
+        data = self.cleaned_data
+        return [(data[f"option_{n}"], n == data["correct"]) for n in range(1, 5)]
+
+
+class SloganUnitFormSet(BaseInlineFormSet):
+    """A card's two slogans, checked together: both sides, each with four options."""
+
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors):
+            return
+        rows = [f.cleaned_data for f in self.forms if f.cleaned_data]
+        sides = sorted(r["side"] for r in rows)
+        if sides != [1, 2]:
+            missing = [str(n) for n in (1, 2) if n not in sides]
+            raise ValidationError(
+                "A slogan card needs both slogans, each with its four answer options"
+                + (f" (missing: slogan {', '.join(missing)})." if missing else ".")
+            )
+        first, second = (normalise(r["text"]) for r in rows)
+        if first == second:
+            raise ValidationError("The two slogans of a card must differ.")
+
+
 class SloganInline(VersionedInlineMixin, admin.TabularInline):
     model = Slogan
-    fields = ("side", "text", "key", "keep_german", "edit")
+    form = SloganUnitForm
+    formset = SloganUnitFormSet
+    fields = ("side", "text", "key", "keep_german", *SLOGAN_OPTION_FIELDS, "correct", "edit")
     readonly_fields = ("edit",)
     extra = 0
+    min_num = 2  # a card is saved with both slogans or not at all
     max_num = 2
+    can_delete = False
     show_change_link = True
 
-    @admin.display(description="options")
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).prefetch_related("options")
+
+    @admin.display(description="more")
     def edit(self, slogan: Slogan):  # type: ignore[no-untyped-def]
         if not slogan.pk:
-            return "save first, then add the options"
+            return "—"
         url = reverse("admin:cards_slogan_change", args=[slogan.pk])
-        return format_html('<a href="{}">answer options…</a>', url)
+        return format_html('<a href="{}">source, translations…</a>', url)
 
 
 @admin.register(SloganCard)
@@ -475,10 +623,31 @@ class SloganCardAdmin(PlayDifficultyMixin, ContentAdmin):
     list_display = ("key", "first_slogan", "second_slogan", "play_difficulty")
     play_game = "slogan"
     search_fields = ("key", "slogans__text")
-    resource_classes = []
+    # Exported with the project's resource; imported only whole, through a slogans file.
+    resource_classes = [resources.SloganCardResource]
+
+    def has_import_permission(self, request: HttpRequest) -> bool:
+        return False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("slogans")
+
+    def save_formset(self, request, form, formset, change):  # type: ignore[no-untyped-def]
+        super().save_formset(request, form, formset, change)
+        if isinstance(formset, SloganUnitFormSet):
+            for slogan_form in formset.forms:
+                if slogan_form.cleaned_data:
+                    write_options(slogan_form.instance, slogan_form.pending_options())
+
+    def save_related(self, request, form, formsets, change):  # type: ignore[no-untyped-def]
+        super().save_related(request, form, formsets, change)
+        # The forms checked the unit; this checks what is stored, inside the same
+        # transaction, so no path through the forms can leave half a card behind.
+        validate_unit(form.instance)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):  # type: ignore[no-untyped-def]
+        return _unit_checked_revert(super().history_form_view, request, object_id, version_id,
+                                    extra_context, lambda: SloganCard.objects.filter(pk=object_id))
 
     def _side(self, card: SloganCard, side: int) -> str:
         return next((s.text for s in card.slogans.all() if s.side == side), "—")

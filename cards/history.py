@@ -8,7 +8,15 @@ from datetime import datetime, timedelta
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 
-from cards.models import CONTENT_MODELS, Content, Slogan, SloganOption, Translatable, Translation
+from cards.models import (
+    CONTENT_MODELS,
+    Content,
+    Slogan,
+    SloganCard,
+    SloganOption,
+    Translatable,
+    Translation,
+)
 
 # Rows deleted with a card (its translations, a slogan's options) are recorded a moment before
 # the card's own deletion record.
@@ -78,6 +86,16 @@ def _restore_translations(obj: Translatable, deleted_since: datetime) -> int:
 def restore_related(obj: Content, deleted_at: datetime) -> int:
     """After a deleted card is saved again, restore what was deleted together with it."""
     restored = _restore_translations(obj, deleted_at)
+    if isinstance(obj, SloganCard):
+        # A card is one unit: its slogans (with their options) come back with it.
+        history = Slogan.history.model  # type: ignore[attr-defined]
+        for row in history.objects.filter(card_id=obj.pk, history_type="-",
+                                          history_date__gte=deleted_at):
+            if Slogan.objects.filter(pk=row.id).exists():
+                continue
+            slogan = row.instance
+            slogan.save()
+            restored += 1 + restore_related(slogan, deleted_at)
     if isinstance(obj, Slogan):
         history = SloganOption.history.model  # type: ignore[attr-defined]
         for row in history.objects.filter(slogan_id=obj.pk, history_type="-",

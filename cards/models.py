@@ -15,7 +15,7 @@ from typing import ClassVar
 from django.conf import settings
 from django.contrib.contenttypes.fields import GenericForeignKey, GenericRelation
 from django.contrib.contenttypes.models import ContentType
-from django.core.exceptions import ValidationError
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
@@ -129,6 +129,14 @@ class Translation(Versioned):
             errors["field"] = (
                 f"{type(obj)._meta.verbose_name} has no translatable field '{self.field}'."
             )
+        elif obj is not None and "text" not in errors:
+            # A translation is printed where its source is: it gets the source's limit.
+            limit = translation_max_length(type(obj), self.field)
+            if limit is not None and len(self.text) > limit:
+                errors["text"] = (
+                    f"This translation is {len(self.text):,} characters long; the "
+                    f"{type(obj)._meta.verbose_name}'s {self.field} allows at most {limit}."
+                )
         if errors:
             raise ValidationError(errors)
 
@@ -145,6 +153,14 @@ class Translation(Versioned):
         if not self.text.strip():
             return EMPTY
         return self.state
+
+
+def translation_max_length(model: type[models.Model], field: str) -> int | None:
+    """The longest translation of a field: the same as its German source's max_length."""
+    try:
+        return model._meta.get_field(field).max_length  # type: ignore[union-attr]
+    except FieldDoesNotExist:  # clean() reports the unknown field itself
+        return None
 
 
 class Translatable(Versioned):

@@ -60,6 +60,7 @@ from cards.models import (
     Translatable,
     Translation,
     TranslationState,
+    translation_max_length,
 )
 
 OPTION_FIELDS = ("option_1", "option_2", "option_3", "option_4")
@@ -316,6 +317,12 @@ def _import_entry(
         return
     if not entry.msgstr.strip():
         report.skipped += 1
+        return
+    limit = translation_max_length(type(obj), model_field)
+    if limit is not None and len(entry.msgstr) > limit:
+        # Checked before anything is compared or echoed: the report never repeats a huge text.
+        report.error(context, f"the translation is {len(entry.msgstr):,} characters long; "
+                              f"this text allows at most {limit} (as its German source)")
         return
     current = getattr(obj, model_field)
     stale = entry.msgid != current

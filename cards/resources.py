@@ -503,25 +503,108 @@ class SloganResource(KeyedResource):
             return False
         return super().skip_row(instance, original, row, import_validation_errors)
 
+    def before_import(self, dataset: Any, **kwargs: Any) -> None:
+        self._cards_of_file: dict[str, list[int]] = {}  # card key -> file rows naming it
+        self._cards_before: dict[int, int] = {}  # slogan pk -> its card before the file
+        super().before_import(dataset, **kwargs)
+
+    def import_row(self, row: Any, instance_loader: Any, **kwargs: Any):  # type: ignore[no-untyped-def]
+        key = str(row.get("card") or "").strip()
+        if key:
+            number = kwargs.get("row_number")
+            self._cards_of_file.setdefault(key, []).append(number + 1 if number else 0)
+        return super().import_row(row, instance_loader, **kwargs)
+
+    def after_init_instance(self, instance: Any, new: bool, row: Any, **kwargs: Any) -> None:
+        super().after_init_instance(instance, new, row, **kwargs)
+        if not new:
+            self._cards_before[instance.pk] = instance.card_id  # a slogan moved leaves a gap
+
     def after_save_instance(self, instance: Slogan, row: dict, **kwargs: Any) -> None:
         pending = getattr(instance, "_pending_options", None)
-        if pending is None:
-            return
-        existing = {o.position: o for o in instance.options.all()}
-        # Unmark the old correct option first: at most one option may be correct at a time.
-        for position, (_text, is_correct) in enumerate(pending, start=1):
-            option = existing.get(position)
-            if option is not None and option.is_correct and not is_correct:
-                option.is_correct = False
-                option.save(update_fields=["is_correct"])
-        for position, (text, is_correct) in enumerate(pending, start=1):
-            option = existing.get(position) or SloganOption(slogan=instance, position=position)
-            if option.pk and option.text == text and option.is_correct == is_correct:
-                continue
-            option.text = text
-            option.is_correct = is_correct
-            option.full_clean(validate_unique=False, validate_constraints=False)
-            option.save()
+        if pending is not None:
+            write_options(instance, pending)
+
+    def after_import(self, dataset: Any, result: Any, **kwargs: Any) -> None:
+        """A slogan card is one unit: every card the file touches must be complete after it."""
+        super().after_import(dataset, result, **kwargs)
+        if result.has_errors() or result.has_validation_errors():
+            return  # the rows' own errors say it; nothing is stored
+        from cards.validation import incomplete_slogan_cards
+
+        touched = set(self._cards_before.values())
+        touched.update(
+            SloganCard.objects.filter(key__in=list(self._cards_of_file)).values_list("pk", flat=True)
+        )
+        incomplete = incomplete_slogan_cards(touched)
+        if incomplete:
+            lines = []
+            for key, problems in incomplete.items():
+                rows = self._cards_of_file.get(key)
+                where = f" (rows {', '.join(map(str, rows))})" if rows else ""
+                lines.append(f"slogan card {key}{where}: {'; '.join(problems)}")
+            raise IncompleteCards(
+                "A slogan card is imported whole: both slogans, each with four options. "
+                + " ".join(f"{line}." for line in lines)
+            )
+
+
+class IncompleteCards(ValueError):
+    """A slogan file would leave a card without one of its slogans."""
+
+
+def write_options(slogan: Slogan, pending: list[tuple[str, bool]]) -> None:
+    """Store a slogan's four options (text, correct) in position order, changing only what
+    differs. The admin and the spreadsheet import both write options through here."""
+    existing = {o.position: o for o in slogan.options.all()}
+    # Unmark the old correct option first: at most one option may be correct at a time.
+    for position, (_text, is_correct) in enumerate(pending, start=1):
+        option = existing.get(position)
+        if option is not None and option.is_correct and not is_correct:
+            option.is_correct = False
+            option.save(update_fields=["is_correct"])
+    for position, (text, is_correct) in enumerate(pending, start=1):
+        option = existing.get(position) or SloganOption(slogan=slogan, position=position)
+        if option.pk and option.text == text and option.is_correct == is_correct:
+            continue
+        option.text = text
+        option.is_correct = is_correct
+        option.full_clean(validate_unique=False, validate_constraints=False)
+        option.save()
+    for position, option in existing.items():
+        if position > len(pending):
+            option.delete()
+
+
+class SloganCardResource(KeyedResource):
+    """Slogan cards, for export: the key and both slogans. A card is imported with its
+    slogans and their options (a slogans file), never on its own: a card without slogans
+    would be incomplete, so this resource refuses every file."""
+
+    slogan_1 = fields.Field(column_name="slogan_1", attribute=None, readonly=True)
+    slogan_2 = fields.Field(column_name="slogan_2", attribute=None, readonly=True)
+
+    class Meta(KeyedResource.Meta):
+        model = SloganCard
+        fields = ("key", "slogan_1", "slogan_2")
+
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().prefetch_related("slogans")
+
+    def _text(self, card: SloganCard, side: int) -> str:
+        return next((s.text for s in card.slogans.all() if s.side == side), "")
+
+    def dehydrate_slogan_1(self, card: SloganCard) -> str:
+        return self._text(card, 1)
+
+    def dehydrate_slogan_2(self, card: SloganCard) -> str:
+        return self._text(card, 2)
+
+    def before_import(self, dataset: Any, **kwargs: Any) -> None:
+        raise FileRejected(
+            "Slogan cards are imported with their slogans: import a slogans file (columns "
+            "card, side, key, text, option_1 … option_4, correct) on the Slogans page."
+        )
 
 
 class AlfonsCardResource(KeyedResource):

@@ -8,6 +8,7 @@ the row checks, so content that reached the database some other way is caught to
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -24,14 +25,16 @@ from cards.models import (
     SignSymbol,
     Slogan,
     SloganCard,
+    SloganOption,
     SymbolTile,
     Translation,
     TranslationState,
     alfons_effect_problems,
     option_problems,
+    translation_max_length,
 )
 from cards.resources import _file_exists
-from cards.text import normalise
+from cards.text import normalise, validate_clean_text
 
 MIN_CONCEPTS = 8  # one board of eight concept cards
 MIN_BASE_SYMBOLS = 7  # up to seven markers a round, each on its own symbol
@@ -57,16 +60,21 @@ def _row_problems(model) -> list[Problem]:  # type: ignore[no-untyped-def]
     queryset = model._default_manager.all()
     if model is SignCard:
         queryset = queryset.select_related("symbol", "colour")
+    # A reference's validation asks the database about each row; the database's own foreign
+    # keys already guarantee it, and leaving it out keeps the check at a fixed query count.
+    references = [f.name for f in model._meta.concrete_fields if f.is_relation]
     for obj in queryset:
+        # A picture whose file is gone cannot be opened to check it: reported below instead.
+        gone = isinstance(obj, SymbolTile) and bool(obj.image) and not _file_exists(obj.image)
         try:
-            obj.clean_fields()
+            obj.clean_fields(exclude=[*references, "image"] if gone else references)
         except ValidationError as exc:
             for name, messages in exc.message_dict.items():
                 problems.extend(Problem(_label(obj), f"{name}: {m}") for m in messages)
         if isinstance(obj, SymbolTile):
             if not obj.image and not obj.icon:
                 problems.append(Problem(_label(obj), "has no picture."))
-            elif obj.image and not _file_exists(obj.image):
+            elif gone:
                 problems.append(Problem(_label(obj), f"its picture file {obj.image.name} is missing."))
         if isinstance(obj, AlfonsCard):
             for name, message in alfons_effect_problems(obj.effect, obj.amount, obj.target).items():
@@ -132,19 +140,95 @@ def _sign_colour_problems() -> list[Problem]:
     ]
 
 
-def _slogan_problems() -> list[Problem]:
+# --- a slogan card as one unit --------------------------------------------------------------
+
+SLOGAN_SIDES = (1, 2)
+OPTIONS_PER_SLOGAN = 4
+
+#: side -> (the slogan's key, its options in position order as (text, correct))
+SloganSides = Mapping[int, tuple[str, Sequence[tuple[str, bool]]]]
+
+
+class IncompleteUnit(ValidationError):
+    """A card would be stored without all of its parts."""
+
+
+def slogan_card_problems(sides: SloganSides) -> list[str]:
+    """What keeps a slogan card from being complete, empty when nothing does.
+
+    A card is one unit: a slogan on side 1 and one on side 2, each with four distinct
+    answer options of which exactly one is correct. Every path that writes slogans (the
+    admin, imports, restoring a pack) and every path that reads them (packs, print, play)
+    asks this one function.
+    """
     problems = []
-    for slogan in Slogan.objects.prefetch_related("options"):
-        options = sorted(slogan.options.all(), key=lambda o: o.position)
-        for message in option_problems([o.text for o in options], [o.is_correct for o in options]):
-            problems.append(Problem(_label(slogan), message))
-    sides: dict[int, list[int]] = defaultdict(list)
-    for card_id, side in Slogan.objects.values_list("card_id", "side"):
-        sides[card_id].append(side)
-    for card in SloganCard.objects.all():
-        if sorted(sides[card.pk]) != [1, 2]:
-            problems.append(Problem(_label(card), "a slogan card needs a slogan on side 1 and on side 2."))
+    for side in SLOGAN_SIDES:
+        if side not in sides:
+            problems.append(f"slogan {side} is missing")
+            continue
+        key, options = sides[side]
+        if len(options) != OPTIONS_PER_SLOGAN:
+            problems.append(
+                f"slogan {side} ({key}) has {len(options)} of {OPTIONS_PER_SLOGAN} options"
+            )
+            continue
+        for message in option_problems([t for t, _ in options], [c for _, c in options]):
+            problems.append(f"slogan {side} ({key}): {message.rstrip('.')}")
+    for side in sorted(set(sides) - set(SLOGAN_SIDES)):
+        problems.append(f"has a slogan on side {side}; a card has sides 1 and 2 only")
     return problems
+
+
+Units = dict[int, dict[int, tuple[str, list[tuple[str, bool]]]]]
+
+
+def slogan_units(card_ids: Iterable[int] | None = None) -> Units:
+    """card id -> its sides as :func:`slogan_card_problems` reads them, in two queries."""
+    slogans = Slogan.objects.all()
+    if card_ids is not None:
+        slogans = slogans.filter(card_id__in=list(card_ids))
+    units: Units = defaultdict(dict)
+    side_of: dict[int, tuple[int, int]] = {}
+    for pk, card_id, side, key in slogans.values_list("pk", "card_id", "side", "key"):
+        units[card_id][side] = (key, [])
+        side_of[pk] = (card_id, side)
+    options = SloganOption.objects.order_by("slogan_id", "position")
+    if card_ids is not None:
+        options = options.filter(slogan_id__in=list(side_of))
+    for slogan_id, text, correct in options.values_list("slogan_id", "text", "is_correct"):
+        card_id, side = side_of[slogan_id]
+        units[card_id][side][1].append((text, correct))
+    return units
+
+
+def incomplete_slogan_cards(card_ids: Iterable[int] | None = None) -> dict[str, list[str]]:
+    """Key -> problems of every stored slogan card (or of those given) that is incomplete."""
+    cards = SloganCard.objects.order_by("key")
+    if card_ids is not None:
+        card_ids = list(card_ids)
+        cards = cards.filter(pk__in=card_ids)
+    units = slogan_units(card_ids)
+    found = {}
+    for pk, key in cards.values_list("pk", "key"):
+        problems = slogan_card_problems(units.get(pk, {}))
+        if problems:
+            found[key] = problems
+    return found
+
+
+def validate_unit(card: SloganCard) -> None:
+    """Raise IncompleteUnit naming the card and what it lacks, as stored now."""
+    problems = incomplete_slogan_cards([card.pk]).get(card.key)
+    if problems:
+        raise IncompleteUnit([f"slogan card {card.key}: {p}." for p in problems])
+
+
+def _slogan_problems() -> list[Problem]:
+    return [
+        Problem(f"slogan card '{key}'", f"{message}.")
+        for key, messages in incomplete_slogan_cards().items()
+        for message in messages
+    ]
 
 
 def _translation_problems() -> list[Problem]:
@@ -178,6 +262,16 @@ def _translation_problems() -> list[Problem]:
             )
         if row.state != TranslationState.NEEDS_EDITING and not row.text.strip():
             problems.append(Problem(where, "is empty but marked as done."))
+        elif row.text.strip():
+            # The rules a translation is saved with, for rows that reached the table otherwise.
+            try:
+                validate_clean_text(row.text)
+            except ValidationError as exc:
+                problems.extend(Problem(where, message) for message in exc.messages)
+            limit = translation_max_length(type(obj), row.field)
+            if limit is not None and len(row.text) > limit:
+                problems.append(Problem(where, f"is {len(row.text):,} characters long; at most "
+                                        f"{limit} fit where its source is printed."))
         if row.text.strip() and type(obj).__name__ != "SloganOption":
             by_type_language[(row.content_type_id, row.field, row.language)].append(
                 (normalise(row.text), _label_of_translation(obj, slogan_keys))

@@ -85,15 +85,93 @@ def _validator():  # type: ignore[no-untyped-def]
 
 
 def validate(pack: Any) -> None:
-    """Raise PackError naming the first schema error and where in the pack it is."""
+    """Raise PackError naming what is wrong: first incomplete cards (by key), then the first
+    schema error, where in the pack it is (cards named by key) and what the rule wants."""
+    check_complete(pack)
     errors = sorted(_validator().iter_errors(pack), key=lambda e: list(e.absolute_path))
     if errors:
         error = errors[0]
-        where = "/".join(str(p) for p in error.absolute_path) or "(the pack itself)"
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise PackError(f"The pack does not match the schema at {where}: {error.message}{more}")
+        where = "/".join(str(p) for p in error.absolute_path) or "(the pack itself)"
+        named = _named(pack, error.absolute_path)
+        raise PackError(
+            f"The pack does not match the schema at {where}: {_schema_message(error)}"
+            + (f" (in {named})" if named else "") + more
+        )
     if sha256(canonical(pack["body"])) != pack["sha256"]:
         raise PackError("The pack's sha256 does not match its body: the file was changed.")
+
+
+MAX_NAMED = 10
+
+
+def incomplete_cards(pack: Any) -> list[str]:
+    """Every card of a pack that lacks a part, as "slogan card KEY: what is missing".
+
+    Read defensively: this runs before the schema check, on any JSON at all."""
+    from cards.validation import slogan_card_problems
+
+    body = pack.get("body") if isinstance(pack, dict) else None
+    if not isinstance(body, dict) or pack.get("game") != Game.SLOGAN:
+        return []
+    found = []
+    for card in body.get("cards") or []:
+        if not isinstance(card, dict):
+            continue
+        slogans = card.get("slogans")
+        slogans = slogans if isinstance(slogans, list) else []
+        sides = {}
+        for side, slogan in enumerate(slogans, start=1):
+            slogan = slogan if isinstance(slogan, dict) else {}
+            options = slogan.get("options")
+            options = [o for o in options if isinstance(o, dict)] if isinstance(options, list) else []
+            sides[side] = (slogan.get("key", "?"), [(str(o.get("text", "")), o.get("correct") is True)
+                                                   for o in options])
+        found.extend(f"slogan card {card.get('key', '?')}: {problem}"
+                     for problem in slogan_card_problems(sides))
+    return found
+
+
+def check_complete(pack: Any) -> None:
+    """Raise PackError naming every incomplete card (the first ten, and how many more)."""
+    problems = incomplete_cards(pack)
+    if problems:
+        shown = "; ".join(problems[:MAX_NAMED])
+        more = f"; and {len(problems) - MAX_NAMED} more" if len(problems) > MAX_NAMED else ""
+        raise PackError(f"Some cards are incomplete: {shown}{more}. Correct them in the admin (a "
+                        "slogan card needs both slogans, each with four options, one correct).")
+
+
+def _named(pack: Any, path: Any) -> str:
+    """The keys of the cards a schema path goes through: "karte-001 › just-do-it"."""
+    keys: list[str] = []
+    node = pack
+    for step in path:
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            break
+        if isinstance(step, int) and isinstance(node, dict) and isinstance(node.get("key"), str):
+            keys.append(node["key"])
+    return " › ".join(keys)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, list):
+        return f"a list of {len(value)} item{'s' if len(value) != 1 else ''}"
+    if isinstance(value, dict):
+        return "an object" + (f" with the key '{value['key']}'" if isinstance(value.get("key"), str) else "")
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+def _schema_message(error: Any) -> str:
+    """jsonschema's message without the dump of the value it is about."""
+    message = str(error.message)
+    shown = repr(error.instance)
+    if len(shown) > 40:
+        message = message.replace(shown, _short(error.instance))
+    return message if len(message) <= 300 else message[:297] + "…"
 
 
 # --- texts ------------------------------------------------------------------------------
@@ -388,13 +466,13 @@ def load_pack(game: str, language: str, *, release: int | str | None = None) -> 
     """
     check_game_and_language(game, language)
     if release == DRAFT:
-        return build_pack(game, language)
+        return _complete(build_pack(game, language))
     queryset = Release.objects.filter(game=game, language=language)
     if release in (None, "latest"):
         found = queryset.order_by("-version").first()
         if found is None:
             if release is None:
-                return build_pack(game, language)
+                return _complete(build_pack(game, language))
             raise PackError(f"No release of {game} ({language}) has been published yet.")
     else:
         try:
@@ -405,6 +483,13 @@ def load_pack(game: str, language: str, *, release: int | str | None = None) -> 
         if found is None:
             raise PackError(f"There is no release {number} of {game} ({language}).")
     return json.loads(bytes(found.data))
+
+
+def _complete(pack: dict[str, Any]) -> dict[str, Any]:
+    # Print and play read what load_pack gives them: an incomplete draft stops here, with
+    # the cards named, instead of failing somewhere downstream.
+    check_complete(pack)
+    return pack
 
 
 def read_pack_file(path: Path) -> dict[str, Any]:

@@ -229,7 +229,8 @@ def test_validate_content_names_each_problem_of_a_broken_catalogue(mini_catalogu
     expected = [
         "concept cards: the same text after normalisation: china, italien",
         "concept cards: only 7; a board needs at least 8.",
-        "slogan 'just-do-it': The answer options must differ; the same option appears twice: "
+        "slogan card 'karte-002': slogan 2 (just-do-it): The answer options must differ; the "
+        "same option appears twice: "
         "“Nike”, “nike”.",
         "Sign symbol 'mond': appears in 4 colours; a quintet needs 5.",
         "Sauschwer object 'ein-huehnerei': source: This field cannot be blank.",

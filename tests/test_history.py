@@ -5,7 +5,7 @@ from django.contrib.auth.models import Group, User
 from django.urls import reverse
 
 from cards.catalogue import import_catalogue
-from cards.models import ConceptCard, Slogan, SloganOption, Translation
+from cards.models import ConceptCard, Slogan, SloganCard, SloganOption, Translation
 from tests.test_catalogue import copy_mini, rewrite
 
 pytestmark = pytest.mark.django_db
@@ -64,30 +64,37 @@ def test_a_curator_brings_back_an_earlier_version(mini_catalogue, carla):
     assert Translation.objects.get(text="Grandmother").state == "approved"
 
 
-def test_a_deleted_slogan_comes_back_with_its_options_and_translations(mini_catalogue, carla):
-    slogan = Slogan.objects.get(key="just-do-it")
-    pk, card_pk = slogan.pk, slogan.card_id
-    options = list(slogan.options.values_list("text", "is_correct"))
+def test_a_deleted_slogan_card_comes_back_with_its_slogans_options_and_translations(
+    mini_catalogue, carla
+):
+    # A slogan is deleted with its card (a card is one unit), and comes back with it.
+    card = SloganCard.objects.get(key="karte-002")
+    pk = card.pk
+
+    def contents():
+        return {
+            s.key: (s.side, list(s.options.order_by("position").values_list("text", "is_correct")))
+            for s in Slogan.objects.filter(card_id=pk)
+        }
+
+    before = contents()
     translations = Translation.objects.count()
-    delete = reverse("admin:cards_slogan_delete", args=[pk])
+    delete = reverse("admin:cards_slogancard_delete", args=[pk])
     assert carla.post(delete, {"post": "yes"}).status_code == 302
-    assert not Slogan.objects.filter(pk=pk).exists()
-    assert Translation.objects.count() == translations - 5
+    assert not SloganCard.objects.filter(pk=pk).exists()
+    assert contents() == {}
+    # 2 slogans × 4 options, and the text of the one that does not stay German
+    assert Translation.objects.count() == translations - 9
 
     listing = carla.get(reverse("admin:cards_deleted")).content.decode()
-    assert "Just do it." in listing and "just-do-it" in listing
+    assert "karte-002" in listing and "just-do-it" in listing
 
-    last_version = Slogan.history.filter(id=pk, history_type="~").first() or Slogan.history.filter(
-        id=pk, history_type="+"
-    ).first()
-    revert = reverse("admin:cards_slogan_simple_history", args=[pk, last_version.history_id])
-    response = carla.post(revert, {
-        "card": card_pk, "side": 2, "text": "Just do it.", "key": "just-do-it",
-        "source": last_version.source, **NO_INLINES,
-    })
+    last_version = SloganCard.history.filter(id=pk).exclude(history_type="-").first()
+    revert = reverse("admin:cards_slogancard_simple_history", args=[pk, last_version.history_id])
+    response = carla.post(revert, {"key": "karte-002"})
     assert response.status_code == 302, response.content.decode()[:2000]
-    slogan = Slogan.objects.get(pk=pk)
-    assert list(slogan.options.values_list("text", "is_correct")) == options
+    assert contents() == before
     assert Translation.objects.count() == translations
-    assert SloganOption.objects.get(slogan=slogan, position=4).translation("text", "en").text == "Nike"
+    option = SloganOption.objects.get(slogan__key="just-do-it", position=4)
+    assert option.translation("text", "en").text == "Nike"
     assert "No card has been deleted." in carla.get(reverse("admin:cards_deleted")).content.decode()

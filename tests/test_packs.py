@@ -123,7 +123,8 @@ def test_a_hand_broken_pack_is_rejected_with_the_schema_path(mini_catalogue):
     broken = copy.deepcopy(slogan)
     broken["body"]["cards"][0]["slogans"][0]["options"][1]["correct"] = True
     broken["body"]["cards"][0]["slogans"][0]["options"][2]["correct"] = True
-    with pytest.raises(PackError, match="at body/cards/0/slogans/0/options"):
+    with pytest.raises(PackError, match=r"slogan card karte-001: slogan 1 \(quadratisch-praktisch"
+                                        r"-gut\): Exactly one answer option must be correct, not 2"):
         validate(broken)
 
 

@@ -102,6 +102,10 @@ def groups_of(pack: dict[str, Any], selection: Selection | None = None) -> list[
 
         add("cards", body["cards"], sign_card, ("symbol_name", "mark", "colour_name"))
     elif game == "slogan":
+        from exports.packs import check_complete
+
+        check_complete(pack)  # a card without both slogans cannot be laid out
+
         def slogan_card(c: dict[str, Any]) -> Card:
             first, second = c["slogans"]
             return Card(c["key"], f"slogan card {c['key']}", {

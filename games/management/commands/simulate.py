@@ -37,6 +37,10 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read the pack {path}: {exc}") from exc
 
     def load_pack(self, game, language):
-        from exports.packs import load_pack
+        import importlib
 
-        return load_pack(game, language)
+        packs = importlib.import_module("exports.packs")
+        try:
+            return packs.load_pack(game, language)
+        except getattr(packs, "PackError", ()) as exc:  # e.g. an incomplete card, by name
+            raise CommandError(str(exc)) from exc
