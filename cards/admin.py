@@ -14,7 +14,7 @@ from django.contrib import admin
 from django.contrib.contenttypes.admin import GenericTabularInline
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -357,16 +357,36 @@ class SloganOptionInline(admin.TabularInline):
         return formset
 
 
+class MarketFilter(admin.SimpleListFilter):
+    """Slogans known in one market (the markets are stored as "de,en")."""
+
+    title = "market"
+    parameter_name = "market"
+
+    def lookups(self, request, model_admin):  # type: ignore[no-untyped-def]
+        return [(code, code) for code in settings.KARTOTHEK_LANGUAGES]
+
+    def queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+        code = self.value()
+        if not code:
+            return queryset
+        return queryset.filter(
+            Q(markets=code) | Q(markets__startswith=f"{code},") | Q(markets__endswith=f",{code}")
+            | Q(markets__contains=f",{code},")
+        )
+
+
 @admin.register(Slogan)
 class SloganAdmin(ContentAdmin):
     resource_classes = [resources.SloganResource]
     inlines = [SloganOptionInline, TranslationInline]
-    list_display = ("text", "answer", "card", "side", "keep_german")
-    list_filter = ("keep_german", "side")
+    list_display = ("text", "answer", "card", "side", "markets", "keep_german")
+    list_filter = (MarketFilter, "keep_german", "side")
     list_select_related = ("card",)
     search_fields = ("text", "key", "options__text", "translations__text")
     autocomplete_fields = ("card",)
-    fields = ("card", "side", "text", "key", "keep_german", "source", "created_at", "updated_at")
+    fields = ("card", "side", "text", "key", "markets", "keep_german", "source", "created_at",
+              "updated_at")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("options")
@@ -379,7 +399,7 @@ class SloganAdmin(ContentAdmin):
 
 class SloganInline(admin.TabularInline):
     model = Slogan
-    fields = ("side", "text", "key", "keep_german", "edit")
+    fields = ("side", "text", "key", "markets", "keep_german", "edit")
     readonly_fields = ("edit",)
     extra = 0
     max_num = 2
