@@ -506,6 +506,12 @@ def validate_markets(value: str) -> None:
         )
 
 
+def markets_or_source(value: str | None) -> str:
+    # An empty cell (a new row in an old spreadsheet, an admin form without the field) means
+    # what every slogan meant before markets existed: known in the source language's market.
+    return ",".join(market_list(value)) or settings.KARTOTHEK_LANGUAGES[0]
+
+
 def cards_in_market(rows: list[tuple[str, str]]) -> dict[str, set[str]]:
     """card key -> the markets shared by all its slogans, from (card key, markets) rows."""
     shared: dict[str, set[str]] = {}
@@ -552,10 +558,11 @@ class Slogan(Content):
     markets = models.CharField(
         max_length=60,
         default="de",
+        blank=True,
         validators=[validate_markets],
         help_text="Where players know this slogan: the languages of the editions it belongs in, "
         "comma-separated (de, en). A card is printed in the deck of a language only when both "
-        "its slogans are known there.",
+        "its slogans are known there. Left empty: German only.",
     )
     source = models.CharField(max_length=300, blank=True, help_text="Where the slogan is documented.")
 
@@ -578,7 +585,7 @@ class Slogan(Content):
         return self.text
 
     def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        self.markets = ",".join(market_list(self.markets)) or self.markets
+        self.markets = markets_or_source(self.markets)
         super().save(*args, **kwargs)
 
     def keeps_source(self, field: str) -> bool:
@@ -590,6 +597,7 @@ class Slogan(Content):
 
     def clean(self) -> None:
         super().clean()
+        self.markets = markets_or_source(self.markets)
         if self.keep_german and any(m != settings.KARTOTHEK_LANGUAGES[0] for m in self.market_codes):
             raise ValidationError({
                 "keep_german": "A slogan that stays German is known only in German; it cannot "

@@ -32,7 +32,7 @@ from cards.models import (
     Translatable,
     Translation,
     TranslationState,
-    market_list,
+    markets_or_source,
     option_problems,
 )
 from cards.pictures import TABLER_LICENCE, TABLER_SOURCE, render_icon, validate_picture
@@ -420,7 +420,7 @@ class MarketsWidget(widgets.CharWidget):
     """A slogan's markets, written one way ("de,en") whatever order or spacing the file has."""
 
     def clean(self, value: Any, row: Any = None, **kwargs: Any) -> str:
-        return ",".join(market_list("" if value is None else str(value)))
+        return markets_or_source("" if value is None else str(value))
 
 
 class SloganResource(KeyedResource):
@@ -441,8 +441,9 @@ class SloganResource(KeyedResource):
     class Meta(KeyedResource.Meta):
         use_bulk = False  # each row also writes its four options
         model = Slogan
+        # markets last: spreadsheets written before the column existed keep their positions
         fields = ("card", "side", "key", "text", *OPTION_COLUMNS, "correct", "keep_german",
-                  "markets", "source")
+                  "source", "markets")
 
     def get_queryset(self) -> models.QuerySet:
         return (
