@@ -22,6 +22,7 @@ from cards.models import (
 )
 from cards.progress import progress
 from cards.validation import find_problems
+from exports.packs import build_pack
 from tests.conftest import STARTER
 
 
@@ -59,10 +60,10 @@ def test_the_sign_deck_plays_nine_players_through_several_refreshes():
     assert len(set(marks)) == len(marks)  # a mark per colour, for colour-blind players
 
 
-def test_slogan_has_at_least_200_slogans_on_100_cards_and_60_alfons_cards():
+def test_slogan_has_at_least_410_slogans_on_205_cards_and_60_alfons_cards():
     slogans = rows("slogan/slogans.csv")
-    assert len(slogans) >= 200
-    assert len({s["card"] for s in slogans}) >= 100
+    assert len(slogans) >= 410
+    assert len({s["card"] for s in slogans}) >= 205
     for slogan in slogans:
         options = [slogan[f"option_{i}"] for i in range(1, 5)]
         assert len({o.casefold() for o in options}) == 4
@@ -96,7 +97,12 @@ def test_the_starter_catalogue_loads_and_obeys_every_rule_in_both_languages():
     assert SymbolTile.objects.filter(is_extra=True).count() == 10
     assert all(t.image_sha256 and t.image_licence == "MIT" for t in SymbolTile.objects.all())
     assert SignSymbol.objects.count() * SignColour.objects.count() == SignCard.objects.count()
-    assert SloganCard.objects.count() >= 100 and Slogan.objects.count() >= 200
+    assert SloganCard.objects.count() >= 205 and Slogan.objects.count() >= 410
+    # the English edition: 80 cards and more, every text in English (strict: no German fallback)
+    english = build_pack("slogan", "en", strict=True)["body"]["cards"]
+    assert len(english) >= 80
+    assert all(s["status"] == "approved" for c in english for s in c["slogans"])
+    assert len(build_pack("slogan", "de")["body"]["cards"]) >= 130
     assert SloganOption.objects.count() == 4 * Slogan.objects.count()
     assert AlfonsCard.objects.count() == 60
     assert SauschwerObject.objects.count() >= 188
