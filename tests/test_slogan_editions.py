@@ -59,8 +59,10 @@ def test_the_english_deck_prints_no_german_only_slogan(mini_catalogue, run_comma
     assert status == 0, err
     text = " ".join(page.extract_text() for page in pypdf.PdfReader(out).pages)
     assert "Nothing is impossible." in text and "Just do it." in text
-    for german in ("Ich bin doch nicht", "Quadratisch", "Nichts ist", "Media Markt"):
+    for german in ("Ich bin doch nicht", "Quadratisch", "Nichts ist", "Media Markt", "Spießer",
+                   "Rücke", "Felder"):
         assert german not in text
+    assert "Alfons" in text and "Move forward 2 spaces." in text  # Alfons cards, in English
 
 
 def test_validate_content_refuses_a_german_only_slogan_in_the_english_market(mini_catalogue):
