@@ -109,11 +109,11 @@ def edition(language: str) -> list[str]:
     return sorted(card for card, markets in shared.items() if language in markets)
 
 
-def test_the_english_edition_has_at_least_80_cards_and_the_german_deck_at_least_130():
+def test_the_english_edition_has_at_least_80_cards_and_the_german_deck_at_least_131():
     english, german = edition("en"), edition("de")
     assert len(english) >= 80
-    # The issue asks for 150 German cards; 130 are sourced so far (see SOURCES.md).
-    assert len(german) >= 130
+    # The issue asks for 150 German cards; 131 are sourced so far (see SOURCES.md).
+    assert len(german) >= 131
     assert set(english) | set(german) == {r["card"] for r in SLOGANS}  # no card in no deck
 
 
