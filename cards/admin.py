@@ -45,6 +45,7 @@ from cards.models import (
     Translatable,
     Translation,
     TranslationState,
+    cards_in_market,
     option_problems,
 )
 from cards.pictures import tabler_icon_path
@@ -416,7 +417,7 @@ class SloganInline(admin.TabularInline):
 @admin.register(SloganCard)
 class SloganCardAdmin(ContentAdmin):
     inlines = [SloganInline]
-    list_display = ("key", "first_slogan", "second_slogan")
+    list_display = ("key", "first_slogan", "second_slogan", "editions")
     search_fields = ("key", "slogans__text")
     resource_classes = []
 
@@ -433,6 +434,12 @@ class SloganCardAdmin(ContentAdmin):
     @admin.display(description="slogan 2")
     def second_slogan(self, card: SloganCard) -> str:
         return self._side(card, 2)
+
+    @admin.display(description="in the decks of")
+    def editions(self, card: SloganCard) -> str:
+        # a card is printed where both its slogans are known
+        shared = cards_in_market([(card.key, s.markets) for s in card.slogans.all()])
+        return ", ".join(sorted(shared.get(card.key, set()))) or "— (no common market)"
 
 
 @admin.register(AlfonsCard)

@@ -140,6 +140,13 @@ def test_the_admin_lists_and_filters_slogans_by_market(mini_catalogue, admin_cli
     assert "Ich bin doch nicht blöd!" in german and "Just do it." in german
 
 
+def test_the_card_list_shows_in_which_decks_each_card_is(mini_catalogue, admin_client):
+    page = admin_client.get(reverse("admin:cards_slogancard_changelist")).content.decode()
+    rows = {key: page.split(f">{key}<", 1)[1].split("</tr>", 1)[0]
+            for key in ("karte-001", "karte-002")}
+    assert ">de<" in rows["karte-001"] and "de, en" in rows["karte-002"]
+
+
 def test_the_catalogue_export_carries_the_markets_column_and_reads_back(mini_catalogue, tmp_path):
     export_catalogue(tmp_path / "backup")
     rows = (tmp_path / "backup" / "slogan" / "slogans.csv").read_text(encoding="utf-8").splitlines()
