@@ -84,7 +84,8 @@ def make_catalogue(objects: int, slogan_cards: int, *, start_objects: int = 0,
             for side in (1, 2):
                 slogan = Slogan(key=f"spruch-{n:05d}-{side}", card=card, side=side,
                                 text=f"Spruch {side} auf Karte {n}: Da weiß man, was man hat",
-                                keep_german=(2 * n + side) % 20 == 0, source="Werbung, 1985")
+                                keep_german=(2 * n + side) % 20 == 0, source="Werbung, 1985",
+                                markets="de" if (2 * n + side) % 20 == 0 else "de,en")
                 slogan.prepare_for_bulk()
                 slogans.append(slogan)
         slogans = Slogan.objects.bulk_create(slogans, batch_size=2000)

@@ -15,7 +15,7 @@ from django.contrib.contenttypes.admin import GenericTabularInline
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
@@ -49,6 +49,7 @@ from cards.models import (
     Translatable,
     Translation,
     TranslationState,
+    cards_in_market,
     option_problems,
 )
 from cards.pictures import tabler_icon_path
@@ -472,16 +473,36 @@ class SloganCompletesCardForm(forms.ModelForm):
         return data
 
 
+class MarketFilter(admin.SimpleListFilter):
+    """Slogans known in one market (the markets are stored as "de,en")."""
+
+    title = "market"
+    parameter_name = "market"
+
+    def lookups(self, request, model_admin):  # type: ignore[no-untyped-def]
+        return [(code, code) for code in settings.KARTOTHEK_LANGUAGES]
+
+    def queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+        code = self.value()
+        if not code:
+            return queryset
+        return queryset.filter(
+            Q(markets=code) | Q(markets__startswith=f"{code},") | Q(markets__endswith=f",{code}")
+            | Q(markets__contains=f",{code},")
+        )
+
+
 @admin.register(Slogan)
 class SloganAdmin(ContentAdmin):
     resource_classes = [resources.SloganResource]
     inlines = [SloganOptionInline, TranslationInline]
-    list_display = ("text", "answer", "card", "side", "keep_german")
-    list_filter = ("keep_german", "side")
+    list_display = ("text", "answer", "card", "side", "markets", "keep_german")
+    list_filter = (MarketFilter, "keep_german", "side")
     list_select_related = ("card",)
     search_fields = ("text", "key", "options__text", "translations__text")
     autocomplete_fields = ("card",)
-    fields = ("card", "side", "text", "key", "keep_german", "source", "created_at", "updated_at")
+    fields = ("card", "side", "text", "key", "markets", "keep_german", "source", "created_at",
+              "updated_at")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("options")
@@ -598,7 +619,8 @@ class SloganInline(VersionedInlineMixin, admin.TabularInline):
     model = Slogan
     form = SloganUnitForm
     formset = SloganUnitFormSet
-    fields = ("side", "text", "key", "keep_german", *SLOGAN_OPTION_FIELDS, "correct", "edit")
+    fields = ("side", "text", "key", "markets", "keep_german", *SLOGAN_OPTION_FIELDS, "correct",
+              "edit")
     readonly_fields = ("edit",)
     extra = 0
     min_num = 2  # a card is saved with both slogans or not at all
@@ -620,7 +642,7 @@ class SloganInline(VersionedInlineMixin, admin.TabularInline):
 @admin.register(SloganCard)
 class SloganCardAdmin(PlayDifficultyMixin, ContentAdmin):
     inlines = [SloganInline]
-    list_display = ("key", "first_slogan", "second_slogan", "play_difficulty")
+    list_display = ("key", "first_slogan", "second_slogan", "editions", "play_difficulty")
     play_game = "slogan"
     search_fields = ("key", "slogans__text")
     # Exported with the project's resource; imported only whole, through a slogans file.
@@ -659,6 +681,12 @@ class SloganCardAdmin(PlayDifficultyMixin, ContentAdmin):
     @admin.display(description="slogan 2")
     def second_slogan(self, card: SloganCard) -> str:
         return self._side(card, 2)
+
+    @admin.display(description="in the decks of")
+    def editions(self, card: SloganCard) -> str:
+        # a card is printed where both its slogans are known
+        shared = cards_in_market([(card.key, s.markets) for s in card.slogans.all()])
+        return ", ".join(sorted(shared.get(card.key, set()))) or "— (no common market)"
 
 
 @admin.register(AlfonsCard)

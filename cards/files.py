@@ -987,7 +987,7 @@ COLUMNS: dict[type[Content], tuple[tuple[str, ...], tuple[str, ...]]] = {
     SignSymbol: (("key", "name", "icon", "position"), ()),
     SignColour: (("key", "name", "hex", "mark", "position"), ()),
     SignCard: (("key", "symbol", "colour"), ()),
-    Slogan: (("card", "side", "key", "text", *_OPTIONS, "correct"), ("keep_german", "source")),
+    Slogan: (("card", "side", "key", "text", *_OPTIONS, "correct"), ("keep_german", "markets", "source")),
     AlfonsCard: (("key", "text", "effect", "amount", "target"), ()),
     SauschwerObject: (("key", "name", "weight_g", "source"), ()),
 }

@@ -504,6 +504,40 @@ class SignCard(Content):
 # --- Slogan ------------------------------------------------------------------------------
 
 
+def market_list(value: str | None) -> list[str]:
+    """The market codes of a ``markets`` value ("en, de" -> ["de", "en"]): sorted, no repeats."""
+    return sorted({part.strip().lower() for part in (value or "").split(",") if part.strip()})
+
+
+def validate_markets(value: str) -> None:
+    codes = market_list(value)
+    languages = settings.KARTOTHEK_LANGUAGES
+    if not codes:
+        raise ValidationError("Name at least one market (a language code: %(codes)s).",
+                              params={"codes": ", ".join(languages)})
+    unknown = [c for c in codes if c not in languages]
+    if unknown:
+        raise ValidationError(
+            "Unknown market %(unknown)s; the markets are the configured languages: %(codes)s.",
+            params={"unknown": ", ".join(unknown), "codes": ", ".join(languages)},
+        )
+
+
+def markets_or_source(value: str | None) -> str:
+    # An empty cell (a new row in an old spreadsheet, an admin form without the field) means
+    # what every slogan meant before markets existed: known in the source language's market.
+    return ",".join(market_list(value)) or settings.KARTOTHEK_LANGUAGES[0]
+
+
+def cards_in_market(rows: list[tuple[str, str]]) -> dict[str, set[str]]:
+    """card key -> the markets shared by all its slogans, from (card key, markets) rows."""
+    shared: dict[str, set[str]] = {}
+    for card, markets in rows:
+        codes = set(market_list(markets))
+        shared[card] = shared[card] & codes if card in shared else codes
+    return shared
+
+
 class SloganCard(Content):
     """A slogan card: two slogans on the front, their answer options on the back."""
 
@@ -538,6 +572,15 @@ class Slogan(Content):
         help_text="Known only in German: packs in other languages carry the German text "
         "(deliberately untranslated).",
     )
+    markets = models.CharField(
+        max_length=60,
+        default="de",
+        blank=True,
+        validators=[validate_markets],
+        help_text="Where players know this slogan: the languages of the editions it belongs in, "
+        "comma-separated (de, en). A card is printed in the deck of a language only when both "
+        "its slogans are known there. Left empty: German only.",
+    )
     source = models.CharField(max_length=300, blank=True, help_text="Where the slogan is documented.")
 
     class Meta:
@@ -558,8 +601,25 @@ class Slogan(Content):
     def __str__(self) -> str:
         return self.text
 
+    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        self.markets = markets_or_source(self.markets)
+        super().save(*args, **kwargs)
+
     def keeps_source(self, field: str) -> bool:
         return field == "text" and self.keep_german
+
+    @property
+    def market_codes(self) -> list[str]:
+        return market_list(self.markets)
+
+    def clean(self) -> None:
+        super().clean()
+        self.markets = markets_or_source(self.markets)
+        if self.keep_german and any(m != settings.KARTOTHEK_LANGUAGES[0] for m in self.market_codes):
+            raise ValidationError({
+                "keep_german": "A slogan that stays German is known only in German; it cannot "
+                f"be in the markets {self.markets} (an edition there would print German)."
+            })
 
     @property
     def correct_option(self) -> SloganOption | None:

@@ -33,6 +33,7 @@ from cards.models import (
     Translatable,
     Translation,
     TranslationState,
+    markets_or_source,
     option_problems,
 )
 from cards.pictures import icon_credit, render_icon, validate_picture
@@ -420,6 +421,13 @@ class SloganCardWidget(widgets.ForeignKeyWidget):
 OPTION_COLUMNS = ("option_1", "option_2", "option_3", "option_4")
 
 
+class MarketsWidget(widgets.CharWidget):
+    """A slogan's markets, written one way ("de,en") whatever order or spacing the file has."""
+
+    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> str:
+        return markets_or_source("" if value is None else str(value))
+
+
 class SloganResource(KeyedResource):
     """One row per slogan: its card and side, its text, its four options and the correct one."""
 
@@ -433,11 +441,14 @@ class SloganResource(KeyedResource):
     keep_german = fields.Field(
         attribute="keep_german", column_name="keep_german", widget=StrictBooleanWidget()
     )
+    markets = fields.Field(attribute="markets", column_name="markets", widget=MarketsWidget())
 
     class Meta(KeyedResource.Meta):
         use_bulk = False  # each row also writes its four options
         model = Slogan
-        fields = ("card", "side", "key", "text", *OPTION_COLUMNS, "correct", "keep_german", "source")
+        # markets last: spreadsheets written before the column existed keep their positions
+        fields = ("card", "side", "key", "text", *OPTION_COLUMNS, "correct", "keep_german",
+                  "source", "markets")
 
     def get_queryset(self) -> models.QuerySet:
         return (

@@ -7,6 +7,7 @@ the row checks, so content that reached the database some other way is caught to
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from cards.models import (
     Translation,
     TranslationState,
     alfons_effect_problems,
+    cards_in_market,
+    market_list,
     option_problems,
     translation_max_length,
 )
@@ -179,6 +182,77 @@ def slogan_card_problems(sides: SloganSides) -> list[str]:
     return problems
 
 
+def _slogan_market_problems() -> list[Problem]:
+    """The editions: every card in some deck, and a deck only of what its players can play."""
+    problems = []
+    slogans = list(Slogan.objects.order_by("card__key", "side").values_list(
+        "pk", "key", "card__key", "markets", "keep_german"))
+    shared = cards_in_market([(card, markets) for _pk, _key, card, markets, _keep in slogans])
+    for card, markets in sorted(shared.items()):
+        if not markets:
+            problems.append(Problem(
+                f"slogan card '{card}'",
+                "its two slogans share no market, so no deck can print it; give them a common "
+                "market or pair them differently."))
+    option_pks: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for pk, slogan_id, position in SloganOption.objects.values_list("pk", "slogan_id", "position"):
+        option_pks[slogan_id].append((position, pk))
+    for language in settings.KARTOTHEK_LANGUAGES[1:]:
+        done = _translated(Slogan, language)
+        options_done = _translated(SloganOption, language)
+        for pk, key, card, markets, keep in slogans:
+            codes = market_list(markets)
+            where = f"slogan '{key}'"
+            if keep and language in codes:
+                problems.append(Problem(where, f"stays German but is marked as known in "
+                                        f"'{language}': the {language} deck would print German."))
+            if language not in shared.get(card, set()):
+                continue
+            if not keep and pk not in done:
+                problems.append(Problem(where, f"its card is in the {language} deck, but the "
+                                        f"slogan has no {language} text yet (it would print German)."))
+            for position, option_pk in sorted(option_pks[pk]):
+                if option_pk not in options_done:
+                    problems.append(Problem(
+                        where, f"its card is in the {language} deck, but option {position} has no "
+                        f"{language} text yet (it would print German)."))
+    problems.extend(_released_market_problems({key: market_list(m) for _pk, key, _c, m, _k in slogans}))
+    return problems
+
+
+def _translated(model: type, language: str) -> set[int]:
+    """Primary keys of the objects whose ``text`` has a usable translation into a language."""
+    return set(Translation.objects.filter(
+        content_type=ContentType.objects.get_for_model(model), field="text", language=language,
+    ).exclude(text="").exclude(state=TranslationState.NEEDS_EDITING).values_list(
+        "object_id", flat=True))
+
+
+def _released_market_problems(markets_of: dict[str, list[str]]) -> list[Problem]:
+    """The newest Slogan release of each language must hold only slogans known there."""
+    from exports.models import Release  # the catalogue rules also guard what was published
+
+    problems = []
+    for language in settings.KARTOTHEK_LANGUAGES:
+        release = Release.objects.filter(game="slogan", language=language).order_by(
+            "-version").first()
+        if release is None:
+            continue
+        try:
+            pack = json.loads(bytes(release.data))
+            keys = [s["key"] for c in pack["body"]["cards"] for s in c["slogans"]]
+        except (ValueError, KeyError, TypeError):
+            continue  # a damaged release is the release checks' business, not this one
+        foreign = [k for k in keys if language not in markets_of.get(k, [language])]
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            problems.append(Problem(
+                f"Slogan release {release.version} ({language})",
+                f"holds {len(foreign)} slogans not known in market '{language}' ({shown}); "
+                "publish the pack again to print only the cards of that edition."))
+    return problems
+
+
 Units = dict[int, dict[int, tuple[str, list[tuple[str, bool]]]]]
 
 
@@ -228,7 +302,7 @@ def _slogan_problems() -> list[Problem]:
         Problem(f"slogan card '{key}'", f"{message}.")
         for key, messages in incomplete_slogan_cards().items()
         for message in messages
-    ]
+    ] + _slogan_market_problems()
 
 
 def _translation_problems() -> list[Problem]:

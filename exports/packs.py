@@ -36,6 +36,8 @@ from cards.models import (
     SloganOption,
     SymbolTile,
     Translation,
+    cards_in_market,
+    market_list,
 )
 from cards.pictures import PictureError, read_stored_picture
 from exports.models import PackPicture, Release
@@ -281,14 +283,23 @@ def _slogan_body(language: str, missing: list[str]) -> dict[str, Any]:
                                   label=f"an option of slogan #{slogan_id}"),
              "correct": correct}
         )
+    rows = list(Slogan.objects.order_by("card__key", "side").values_list(
+        "pk", "card__key", "key", "text", "keep_german", "markets"
+    ))
+    # An edition is made of whole cards: a card is in the pack of a language only when both
+    # its slogans are known in that market (a German-only slogan never reaches an English deck).
+    in_market = {card for card, shared in cards_in_market(
+        [(card, markets) for _pk, card, _key, _text, _keep, markets in rows]
+    ).items() if language in shared}
     cards: dict[str, list[dict[str, Any]]] = {}
-    for pk, card, key, text, keep in Slogan.objects.order_by("card__key", "side").values_list(
-        "pk", "card__key", "key", "text", "keep_german"
-    ):
+    for pk, card, key, text, keep, markets in rows:
+        if card not in in_market:
+            continue
         cards.setdefault(card, []).append({
             "key": key,
             **slogan_texts.entry(pk, "text", text, "text", keep=keep, strict_missing=missing,
                                  label=f"slogan {key}"),
+            "markets": market_list(markets),
             "options": options.get(pk, []),
         })
     alfons = []

@@ -158,7 +158,8 @@ class _Restorer:
             for side, entry in enumerate(card_entry["slogans"], start=1):
                 slogan = self.card(
                     Slogan, entry["key"], entry, card=card, side=side,
-                    text=self.source(entry, "text"), keep_german=entry["status"] == "untranslated")
+                    text=self.source(entry, "text"), keep_german=entry["status"] == "untranslated",
+                    markets=",".join(entry.get("markets") or [self.language]))
                 if self.existing and entry["status"] == "untranslated" and not slogan.keep_german:
                     slogan.keep_german = True  # a pack in the source language cannot say so
                     slogan.save(update_fields=["keep_german"])

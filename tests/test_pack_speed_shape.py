@@ -78,7 +78,8 @@ def _grow(n: int) -> None:
                      for s in symbols for c in colours])
     cards = _bulk(SloganCard, [SloganCard(key=f"karte-{i}") for i in range(n)])
     slogans = _bulk(Slogan, [Slogan(key=f"spruch-{i}-{side}", card=card, side=side,
-                                    text=f"Spruch {i} {side}", keep_german=i == 0)
+                                    text=f"Spruch {i} {side}", keep_german=i == 0,
+                                    markets="de" if i == 0 else "de,en")
                              for i, card in enumerate(cards) for side in (1, 2)])
     _translate(slogans, "text")
     options = _bulk(SloganOption, [SloganOption(slogan=s, position=p, is_correct=p == 1,

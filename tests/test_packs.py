@@ -82,11 +82,12 @@ def test_strict_refuses_a_pack_with_a_missing_translation(mini_catalogue):
     build_pack("symbols", "de", strict=True)  # the source language never misses anything
 
 
-def test_a_slogan_that_stays_german_is_marked_untranslated(mini_catalogue):
-    cards = build_pack("slogan", "en")["body"]["cards"]
-    slogans = {s["key"]: s for c in cards for s in c["slogans"]}
-    assert slogans["nichts-ist-unmoeglich"]["status"] == "untranslated"
-    assert slogans["nichts-ist-unmoeglich"]["text"] == "Nichts ist unmöglich."
+def test_a_card_with_a_german_only_slogan_is_left_out_of_the_english_pack(mini_catalogue):
+    english = build_pack("slogan", "en")["body"]["cards"]
+    assert [c["key"] for c in english] == ["karte-002"]
+    assert [s["markets"] for s in english[0]["slogans"]] == [["de", "en"], ["de", "en"]]
+    german = build_pack("slogan", "de")["body"]["cards"]
+    assert [c["key"] for c in german] == ["karte-001", "karte-002"]
 
 
 def test_a_translation_that_needs_editing_is_marked_so(mini_catalogue):

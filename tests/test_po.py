@@ -115,7 +115,7 @@ def test_slogan_options_are_fields_of_the_slogan_key_and_german_only_texts_are_l
     assert "ich-bin-doch-nicht-bloed:text" not in found
     assert "ich-bin-doch-nicht-bloed:option_3" in found
     assert found["kopierer:text"].tcomment == "Spießer Alfons card"
-    assert len(found) == 2 + 4 * 4 + 9
+    assert len(found) == 3 + 4 * 4 + 9
 
 
 def test_a_missing_translation_is_exported_with_an_empty_msgstr(mini_catalogue):

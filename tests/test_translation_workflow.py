@@ -28,9 +28,9 @@ def test_progress_counts_every_state_per_game(mini_catalogue):
         "empty": 1, "needs_editing": 1, "translated": 0, "approved": 16, "untranslated": 0,
     }
     slogan = progress("slogan", "en")
-    # two of the four slogans stay German; their options are still translated
-    assert slogan.counts["untranslated"] == 2
-    assert slogan.counts["approved"] == 2 + 16 + 9
+    # one of the four slogans stays German; its options are still translated
+    assert slogan.counts["untranslated"] == 1
+    assert slogan.counts["approved"] == 3 + 16 + 9
 
 
 def test_the_progress_page_shows_each_game_and_language(mini_catalogue, tina):

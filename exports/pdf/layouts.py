@@ -291,17 +291,29 @@ SLOGAN_BACK = Face((
     Options((7, 61.5, 49, 22.5), field="options2"),
 ))
 
-ALFONS_FRONT = Face((
-    Fill(FULL, ALFONS_BEIGE),
-    _band(0, 15, ALFONS_BROWN),
-    Text((6, 4.5, 51, 8), literal="Spießer Alfons", font="bold", size=12, colour=ALFONS_BEIGE),
-    Frame((5, 19, 53, 52), ALFONS_BROWN, width=0.6, radius=2.5),
-    Text((8, 22, 47, 46), field="text", size=12.5, colour=INK),
-    Text((7, 75, 49, 8), field="effect_badge", font="bold", size=11, colour=ALFONS_BROWN),
-))
 
-ALFONS_BACK = _game_back(("Spießer", "Alfons"), ALFONS_BROWN, "#6a6052", ALFONS_BEIGE,
-                         ALFONS_BROWN, glyph="✚")
+def _alfons_front(title: str) -> Face:
+    return Face((
+        Fill(FULL, ALFONS_BEIGE),
+        _band(0, 15, ALFONS_BROWN),
+        Text((6, 4.5, 51, 8), literal=title, font="bold", size=12, colour=ALFONS_BEIGE),
+        Frame((5, 19, 53, 52), ALFONS_BROWN, width=0.6, radius=2.5),
+        Text((8, 22, 47, 46), field="text", size=12.5, colour=INK),
+        Text((7, 75, 49, 8), field="effect_badge", font="bold", size=11, colour=ALFONS_BROWN),
+    ))
+
+
+def _alfons_back(title_lines: tuple[str, ...]) -> Face:
+    return _game_back(title_lines, ALFONS_BROWN, "#6a6052", ALFONS_BEIGE, ALFONS_BROWN, glyph="✚")
+
+
+ALFONS_FRONT = _alfons_front("Spießer Alfons")
+ALFONS_BACK = _alfons_back(("Spießer", "Alfons"))
+# "Spießer" (a stuffy conformist) is German and means nothing to other players: decks in
+# other languages call the card by the name alone.
+ALFONS_FRONT_INTERNATIONAL = _alfons_front("Alfons")
+ALFONS_BACK_INTERNATIONAL = _alfons_back(("Alfons",))
+
 
 # --- Sauschwer ------------------------------------------------------------------------------
 
@@ -338,7 +350,12 @@ def designs_for(pack: dict[str, Any]) -> dict[str, Design]:
     if game == "slogan":
         return {
             "slogans": Design("slogans", "Slogan cards", SLOGAN_FRONT, SLOGAN_BACK, True),
-            "alfons": Design("alfons", "Spießer Alfons cards", ALFONS_FRONT, ALFONS_BACK, False),
+            "alfons": (
+                Design("alfons", "Spießer Alfons cards", ALFONS_FRONT, ALFONS_BACK, False)
+                if pack["language"] == "de" else
+                Design("alfons", "Alfons cards", ALFONS_FRONT_INTERNATIONAL,
+                       ALFONS_BACK_INTERNATIONAL, False)
+            ),
         }
     if game == "sauschwer":
         return {"objects": Design("objects", "Objects", SAUSCHWER_FRONT, SAUSCHWER_BACK, True)}

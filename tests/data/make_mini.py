@@ -56,24 +56,28 @@ write("sign/sign_cards.csv", ["key", "symbol", "colour"],
 translations("sign_symbols.csv", [(k, "name", e) for k, _, _, e in symbols])
 translations("sign_colours.csv", [(k, "name", e) for k, _, _, _, e in colours])
 
+# karte-001 is German only (the German deck); karte-002 is known in both markets, so it is
+# the whole English edition.
 slogans = [
     ("karte-001", 1, "quadratisch-praktisch-gut", "Quadratisch. Praktisch. Gut.",
-     ["Milka", "Ritter Sport", "Lindt", "Hachez"], 2, "false", "Ritter Sport, seit 1970",
+     ["Milka", "Ritter Sport", "Lindt", "Hachez"], 2, "false", "de", "Ritter Sport, seit 1970",
      "Quality. Chocolate. Squared."),
     ("karte-001", 2, "ich-bin-doch-nicht-bloed", "Ich bin doch nicht blöd!",
-     ["Saturn", "Conrad", "Media Markt", "Expert"], 3, "true", "Media Markt, seit 1996", None),
+     ["Saturn", "Conrad", "Media Markt", "Expert"], 3, "true", "de", "Media Markt, seit 1996",
+     None),
     ("karte-002", 1, "nichts-ist-unmoeglich", "Nichts ist unmöglich.",
-     ["Toyota", "Nissan", "Honda", "Mazda"], 1, "true", "Toyota, seit 1985", None),
+     ["Toyota", "Nissan", "Honda", "Mazda"], 1, "false", "de,en", "Toyota, seit 1985",
+     "Nothing is impossible."),
     ("karte-002", 2, "just-do-it", "Just do it.",
-     ["Adidas", "Puma", "Reebok", "Nike"], 4, "false", "Nike, seit 1988", "Just do it."),
+     ["Adidas", "Puma", "Reebok", "Nike"], 4, "false", "de,en", "Nike, seit 1988", "Just do it."),
 ]
 write("slogan/slogans.csv",
       ["card", "side", "key", "text", "option_1", "option_2", "option_3", "option_4", "correct",
-       "keep_german", "source"],
-      [(c, s, k, t, *o, n, g, src) for c, s, k, t, o, n, g, src, _ in slogans])
+       "keep_german", "source", "markets"],
+      [(c, s, k, t, *o, n, g, src, m) for c, s, k, t, o, n, g, m, src, _ in slogans])
 translations("slogans.csv",
-             [(k, "text", en) for _, _, k, _, _, _, _, _, en in slogans if en]
-             + [(k, f"option_{i}", opt) for _, _, k, _, o, _, _, _, _ in slogans
+             [(k, "text", en) for _, _, k, _, _, _, _, _, _, en in slogans if en]
+             + [(k, f"option_{i}", opt) for _, _, k, _, o, _, _, _, _, _ in slogans
                 for i, opt in enumerate(o, 1)])
 
 alfons = [

@@ -1,0 +1,131 @@
+"""The Slogan questions of the starter catalogue, checked where a rule can be mechanical.
+
+What needs judgement (a distractor that owns the answer, one from another product category) was
+checked by reading every row; fixtures/slogan/SOURCES.md lists what was changed and why. These
+tests keep the mechanical part from coming back: the answer's name inside the slogan, two
+slogans that read almost the same, a gloss on only some options, and the size of each edition.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import itertools
+import re
+import unicodedata
+
+from cards.models import cards_in_market, market_list
+from tests.conftest import STARTER
+
+# Words of a brand name that are ordinary words of the slogans' languages, not the brand itself
+# ("Bank" in "Deutsche Bank" may stand in "Die Bank an Ihrer Seite").
+GENERIC_WORDS = {"bank", "deutsche", "the", "und", "der", "die", "das", "for", "you", "life", "of",
+                 "and", "milch", "us", "u", "s"}
+NEAR_IDENTICAL = 0.85  # difflib ratio of the folded texts; "invented for life" / "ingenuity for life" is 0.80
+
+
+def rows(relative):
+    with (STARTER / relative).open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+SLOGANS = rows("slogan/slogans.csv")
+ENGLISH = {(t["key"], t["field"]): t["text"] for t in rows("translations/en/slogans.csv")}
+
+
+def fold(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text.casefold()).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", " ", text).strip()
+
+
+def answer(row: dict[str, str]) -> str:
+    return row[f"option_{row['correct']}"]
+
+
+def texts_of(row: dict[str, str]) -> list[str]:
+    english = ENGLISH.get((row["key"], "text"))
+    return [row["text"]] + ([english] if english and english != row["text"] else [])
+
+
+def brand_words_in(text: str, brand: str) -> list[str]:
+    words = set(fold(text).split())
+    return [w for w in fold(brand).split() if len(w) >= 3 and w not in GENERIC_WORDS and w in words]
+
+
+def test_the_brand_check_finds_a_brand_left_in_the_text():
+    assert brand_words_in("Haribo macht Kinder froh", "Haribo") == ["haribo"]
+    assert brand_words_in("Strom ist gelb.", "Yello Strom") == ["strom"]
+    assert brand_words_in("… macht Kinder froh", "Haribo") == []
+    assert brand_words_in("Die Bank an Ihrer Seite.", "Commerzbank") == []
+
+
+def test_no_slogan_names_its_own_answer_in_either_language():
+    found = [(r["key"], t, answer(r)) for r in SLOGANS for t in texts_of(r)
+             if brand_words_in(t, answer(r))]
+    assert found == []
+
+
+def test_the_near_duplicate_check_catches_a_template_used_twice():
+    assert difflib.SequenceMatcher(None, fold("Nothing runs like a …"),
+                                   fold("Nothing sucks like an …")).ratio() >= NEAR_IDENTICAL
+    assert difflib.SequenceMatcher(None, fold("Invented for life."),
+                                   fold("Ingenuity for life.")).ratio() < NEAR_IDENTICAL
+
+
+def test_no_two_slogans_read_almost_the_same_in_either_language():
+    folded = [(r["key"], fold(t)) for r in SLOGANS for t in texts_of(r)]
+    close = [
+        (k1, a, k2, b) for (k1, a), (k2, b) in itertools.combinations(folded, 2)
+        if k1 != k2 and difflib.SequenceMatcher(None, a, b).ratio() >= NEAR_IDENTICAL
+    ]
+    assert close == []
+
+
+def test_options_are_glossed_all_or_none():
+    for language, get in (("de", lambda r, i: r[f"option_{i}"]),
+                          ("en", lambda r, i: ENGLISH[(r["key"], f"option_{i}")])):
+        for row in SLOGANS:
+            glossed = ["(" in get(row, i) for i in range(1, 5)]
+            assert all(glossed) or not any(glossed), (language, row["key"])
+
+
+def test_every_option_has_an_english_text_and_the_answer_is_among_the_four():
+    for row in SLOGANS:
+        options = [ENGLISH[(row["key"], f"option_{i}")] for i in range(1, 5)]
+        assert len({o.casefold() for o in options}) == 4, row["key"]
+        assert row["correct"] in {"1", "2", "3", "4"}
+
+
+def test_every_slogan_names_its_markets_and_its_source():
+    for row in SLOGANS:
+        assert market_list(row["markets"]) and set(market_list(row["markets"])) <= {"de", "en"}
+        assert row["source"].strip(), row["key"]
+        if row["keep_german"] == "true":
+            assert market_list(row["markets"]) == ["de"], row["key"]
+
+
+def edition(language: str) -> list[str]:
+    shared = cards_in_market([(r["card"], r["markets"]) for r in SLOGANS])
+    return sorted(card for card, markets in shared.items() if language in markets)
+
+
+def test_the_english_edition_has_at_least_80_cards_and_the_german_deck_at_least_131():
+    english, german = edition("en"), edition("de")
+    assert len(english) >= 80
+    # The issue asks for 150 German cards; 131 are sourced so far (see SOURCES.md).
+    assert len(german) >= 131
+    assert set(english) | set(german) == {r["card"] for r in SLOGANS}  # no card in no deck
+
+
+def test_every_slogan_of_the_english_edition_has_its_english_text():
+    cards = set(edition("en"))
+    for row in SLOGANS:
+        if row["card"] in cards:
+            assert row["keep_german"] == "false", row["key"]
+            assert ENGLISH.get((row["key"], "text")), row["key"]
+
+
+def test_english_language_slogans_keep_their_printed_text_in_the_english_edition():
+    for row in SLOGANS:
+        if row["card"].startswith("karte-en-"):
+            assert ENGLISH[(row["key"], "text")] == row["text"], row["key"]
