@@ -6,6 +6,8 @@ ALLOWED_HOSTS comma-separated (default: localhost names when DEBUG is on, none o
 DATABASE_URL  e.g. postgres://user:pass@host:5432/name (default: SQLite file var/kartothek.sqlite3)
 KARTOTHEK_LANGUAGES comma-separated language codes, source language first (default: de,en)
 KARTOTHEK_VAR_DIR   where generated files go (default: var/ beside manage.py)
+Production (HTTPS, cookies, CSP, proxy): see the README's Configuration table and
+deploy/production.env.example.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from kartothek.env import env_bool, env_list, env_str
+from kartothek.env import env_bool, env_header, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("KARTOTHEK_VAR_DIR", str(BASE_DIR / "var")))
@@ -41,6 +43,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "csp",
     "import_export",
     "simple_history",
     "cards",
@@ -50,6 +53,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files straight after the security headers, before sessions are loaded.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -131,5 +137,40 @@ STORAGES = {
     # Tile pictures are content-addressed (pictures/ab/<sha256>.png): a file is never
     # overwritten and a name never holds other bytes (cards/pictures.py).
     "pictures": {"BACKEND": "cards.pictures.ContentAddressedStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    # Hashed names (cacheable forever) and gzip/brotli copies, served by WhiteNoise; with
+    # DEBUG on, {% static %} falls back to the plain names so `make run` needs no collectstatic.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+
+# --- Production: HTTPS, cookies, proxy, security headers (README: Configuration) ---------
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Only behind a proxy that sets this header itself (and strips it from clients' requests).
+SECURE_PROXY_SSL_HEADER = env_header("SECURE_PROXY_SSL_HEADER")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+# No 'unsafe-inline' anywhere: styles and scripts come from static files only
+# (tests/test_csp_browser.py listens for violations on the admin pages).
+_csp_extra_images = env_list("KARTOTHEK_CSP_IMG_SRC", [])
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", *_csp_extra_images],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+if env_str("KARTOTHEK_CSP_REPORT_URI"):
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["report-uri"] = [env_str("KARTOTHEK_CSP_REPORT_URI")]

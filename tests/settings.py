@@ -22,3 +22,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # queue on IMMEDIATE transactions as they do in production, instead of failing at once
     # with "database table is locked" (tests/test_concurrency.py races real threads).
     DATABASES["default"]["TEST"] = {"NAME": os.path.join(_VAR, "test.sqlite3")}  # noqa: F405
+
+# Tests render templates without running collectstatic first: plain names, no manifest.
+STORAGES = {**STORAGES, "staticfiles": {  # noqa: F405
+    "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+os.makedirs(STATIC_ROOT, exist_ok=True)  # noqa: F405  (WhiteNoise warns about a missing one)
