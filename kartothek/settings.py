@@ -17,7 +17,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from kartothek.env import env_bool, env_header, env_int, env_list, env_str
+from kartothek.env import env_bool, env_header, env_int, env_list, env_path, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("KARTOTHEK_VAR_DIR", str(BASE_DIR / "var")))
@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "csp",
+    "axes",
     "import_export",
     "simple_history",
     "cards",
@@ -63,6 +64,14 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its 429 answer.
+    "axes.middleware.AxesMiddleware",
+]
+
+# django-axes first: it refuses a locked-out login before the password is even checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "kartothek.urls"
@@ -141,6 +150,25 @@ STORAGES = {
     # DEBUG on, {% static %} falls back to the plain names so `make run` needs no collectstatic.
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+
+# --- Login throttling (django-axes): failed logins are counted in the database, so every
+# app server sees them. After AXES_FAILURE_LIMIT failures the (user name, client address)
+# pair is refused with 429 for AXES_COOLOFF_MINUTES; a successful login resets the count.
+AXES_ENABLED = env_bool("AXES_ENABLED", True)
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_MINUTES", 15, minimum=1) / 60  # hours, as axes wants
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# Lockouts are handled with `manage.py axes_list_attempts` / `axes_reset`, not in the admin
+# (whose pages would need rows of their own in the roles table).
+AXES_ENABLE_ADMIN = False
+# Behind N proxies the client is the Nth address from the right of X-Forwarded-For.
+KARTOTHEK_PROXY_COUNT = env_int("KARTOTHEK_PROXY_COUNT", 0)
+AXES_CLIENT_IP_CALLABLE = "kartothek.security.client_ip"
+
+# Where the admin lives (a less guessable path keeps some scanners away; not a secret).
+KARTOTHEK_ADMIN_PATH = env_path("KARTOTHEK_ADMIN_PATH", "admin/")
+LOGIN_URL = f"/{KARTOTHEK_ADMIN_PATH}login/"
 
 # --- Production: HTTPS, cookies, proxy, security headers (README: Configuration) ---------
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)

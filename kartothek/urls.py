@@ -5,8 +5,8 @@ from django.views.generic import RedirectView
 from django.views.static import serve
 
 urlpatterns = [
-    path("", RedirectView.as_view(url="/admin/", permanent=False)),
-    path("admin/", admin.site.urls),
+    path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),
+    path(settings.KARTOTHEK_ADMIN_PATH, admin.site.urls),
     path("api/", include("exports.urls")),
     # Symbol pictures. A deployment behind a web server serves MEDIA_ROOT itself and never
     # reaches this view; a small installation is served by Django (files are public content).

@@ -58,10 +58,10 @@ PASSWORD = "karten-pw-1"
 NEW_PASSWORD = "Neues-Kennwort-2026!"
 CSRF_TOKEN = "k" * 32  # a valid token: the forged requests pass CSRF, only permissions stop them
 
-ROLES = ("superuser", "Curators", "Translators", "staff without group", "everyone else")
+ROLES = ("superuser", "Curators", "Translators", "Viewers", "staff without group", "everyone else")
 # "everyone else" is two roles in the matrix: a logged-in user without staff status, and
 # nobody logged in.
-CLIENT_ROLES = ("superuser", "Curators", "Translators", "staff without group", "non-staff",
+CLIENT_ROLES = ("superuser", "Curators", "Translators", "Viewers", "staff without group", "non-staff",
                 "anonymous")
 STAFF = "(staff status)"  # a pseudo-permission: what every staff user has
 
@@ -90,7 +90,8 @@ ROWS: dict[str, frozenset[str]] = {
     "add and change translations (editor, *Translations* list, PO upload, revert)":
         perms("add", "change", models=[Translation]),
     "delete translations": perms("delete", models=[Translation]),
-    "see releases and publish content packs": perms("view", "add", models=[Release]),
+    "see releases": perms("view", models=[Release]),
+    "publish content packs": perms("add", models=[Release]),
     "manage users and groups": perms("view", "add", "change", "delete", models=[User, Group]),
 }
 # The README's roles table: which rows each role may do.
@@ -103,6 +104,13 @@ README_TABLE: dict[str, set[str]] = {
         "read a game's draft pack (`draft.json`)",
         "see translations and progress, download PO files",
         "add and change translations (editor, *Translations* list, PO upload, revert)",
+    },
+    "Viewers": {
+        "open the admin, change their own password",
+        "see cards, their history and list pages; export spreadsheets",
+        "read a game's draft pack (`draft.json`)",
+        "see translations and progress, download PO files",
+        "see releases",
     },
     "staff without group": {"open the admin, change their own password"},
     "everyone else": set(),
@@ -145,7 +153,7 @@ def test_the_readme_roles_table_is_the_matrix_of_this_test():
 def test_the_groups_hold_exactly_the_permissions_of_the_readme_table():
     relevant = [*CONTENT, Translation, Release, User, Group]
     types = ContentType.objects.get_for_models(*relevant).values()
-    for role in ("Curators", "Translators"):
+    for role in ("Curators", "Translators", "Viewers"):
         held = {f"{p.content_type.app_label}.{p.codename}" for p in
                 Permission.objects.filter(group__name=role, content_type__in=types)}
         assert held == role_permissions(role) - {STAFF}, role
@@ -180,9 +188,9 @@ def world(django_db_setup, django_db_blocker):
             users: dict[str, User | None] = {"anonymous": None}
             users["superuser"] = User.objects.create_superuser("sue", "", PASSWORD)
             for role, name in (("Curators", "carla"), ("Translators", "tina"),
-                               ("staff without group", "sam")):
+                               ("Viewers", "vera"), ("staff without group", "sam")):
                 user = User.objects.create_user(name, "", PASSWORD, is_staff=True)
-                if role in ("Curators", "Translators"):
+                if role in ("Curators", "Translators", "Viewers"):
                     user.groups.add(Group.objects.get(name=role))
                 users[role] = user
             users["non-staff"] = User.objects.create_user("nora", "", PASSWORD)

@@ -206,3 +206,77 @@ def test_gunicorn_serves_a_styled_admin_with_debug_off_and_the_security_headers(
         assert status == 200 and plain_headers["cache-control"] == "max-age=60, public"
     finally:
         stop(server)
+
+
+# --- login throttling, the admin's path --------------------------------------------------
+
+
+def post_login(client, username: str, password: str, address: str = "10.0.0.1"):  # type: ignore[no-untyped-def]
+    return client.post("/admin/login/?next=/admin/", {"username": username, "password": password},
+                       REMOTE_ADDR=address)
+
+
+@pytest.mark.django_db
+def test_the_admin_login_is_refused_after_five_wrong_passwords_even_with_the_right_one(client):
+    from axes.models import AccessAttempt
+    from django.contrib.auth.models import User
+
+    User.objects.create_user("carla", "", "karten-pw-1", is_staff=True)
+    for _ in range(4):
+        assert post_login(client, "carla", "wrong").status_code == 200  # the form again
+    assert post_login(client, "carla", "wrong").status_code == 429
+    refused = post_login(client, "carla", "karten-pw-1")
+    assert refused.status_code == 429
+    assert "_auth_user_id" not in client.session
+    assert AccessAttempt.objects.get(username="carla").failures_since_start == 6  # the refused try too
+    # The lock is for this user from this address: another address may still log in …
+    assert post_login(client, "carla", "karten-pw-1", address="10.0.0.2").status_code == 302
+    # … and the count lives in the database, where every app server sees it.
+    client.logout()
+    assert post_login(client, "carla", "karten-pw-1").status_code == 429
+
+
+@pytest.mark.django_db
+def test_a_successful_login_resets_the_count_of_failures(client):
+    from django.contrib.auth.models import User
+
+    User.objects.create_user("carla", "", "karten-pw-1", is_staff=True)
+    for _ in range(4):
+        post_login(client, "carla", "wrong")
+    assert post_login(client, "carla", "karten-pw-1").status_code == 302
+    client.logout()
+    for _ in range(4):
+        assert post_login(client, "carla", "wrong").status_code == 200
+    assert post_login(client, "carla", "karten-pw-1").status_code == 302
+
+
+def test_behind_a_proxy_the_client_is_read_from_the_right_of_x_forwarded_for(settings, rf):
+    from kartothek.security import client_ip
+
+    spoofed = rf.get("/", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.9", REMOTE_ADDR="127.0.0.1")
+    settings.KARTOTHEK_PROXY_COUNT = 0
+    assert client_ip(spoofed) == "127.0.0.1"
+    settings.KARTOTHEK_PROXY_COUNT = 1
+    assert client_ip(spoofed) == "203.0.113.9"  # not the 6.6.6.6 the client wrote itself
+    settings.KARTOTHEK_PROXY_COUNT = 2
+    assert client_ip(spoofed) == "6.6.6.6"
+    assert client_ip(rf.get("/", REMOTE_ADDR="127.0.0.1")) == "127.0.0.1"
+
+
+def test_the_admin_path_comes_from_the_environment(tmp_path):
+    script = (
+        "import django; django.setup(); from django.test import Client; c = Client(); "
+        "print(c.get('/').headers['Location'], c.get('/verwaltung/login/').status_code, "
+        "c.get('/admin/login/').status_code)"
+    )
+    # DEBUG on: the login page renders without collectstatic.
+    env = clean_environment(DEBUG="1", ALLOWED_HOSTS="testserver", KARTOTHEK_VAR_DIR=str(tmp_path),
+                            KARTOTHEK_ADMIN_PATH="/verwaltung/")
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["/verwaltung/", "200", "404"]
+    bad = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                         env={**env, "KARTOTHEK_ADMIN_PATH": "../etc"}, timeout=60)
+    assert bad.returncode != 0
+    assert "KARTOTHEK_ADMIN_PATH='../etc' is not a URL path" in bad.stderr
