@@ -55,6 +55,15 @@ def test_every_variable_of_the_example_has_a_comment_and_is_read_somewhere():
                 f"{name} is read by nothing"
 
 
+def test_a_shell_reads_the_example_as_the_readme_says_with_the_same_values():
+    script = f'set -a; . "{EXAMPLE}"; set +a; env -0'
+    result = subprocess.run(["bash", "-c", script], env={"PATH": os.environ["PATH"]},
+                            capture_output=True, timeout=30)
+    assert result.returncode == 0 and not result.stderr, result.stderr
+    seen = dict(item.split("=", 1) for item in result.stdout.decode().split("\0") if "=" in item)
+    assert {name: seen.get(name) for name in example_variables()} == example_variables()
+
+
 def test_every_variable_of_the_example_is_in_the_readme_configuration_table():
     readme = (ROOT / "README.md").read_text()
     table = readme[readme.index("## Configuration"):]
