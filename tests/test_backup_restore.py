@@ -106,6 +106,7 @@ def empty_database() -> tuple[str, object]:
     return postgres_url(name), drop
 
 
+@pytest.mark.postgres  # runs on SQLite too; the marker puts it into CI's PostgreSQL pass as well
 def test_export_catalogue_restores_every_pack_and_the_newest_release_of_each_byte_for_byte(tmp_path):
     from exports.packs import canonical
 
