@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play mutate clean
+.PHONY: run serve test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play mutate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,15 @@ run: $(STAMP)
 	$(BIN)/python manage.py publish_starter
 	$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+## serve: production server: gunicorn (deploy/gunicorn.conf.py), DEBUG off, static files through
+## WhiteNoise; every setting from the environment (deploy/production.env.example, README: Production)
+serve: export DEBUG = 0
+serve: $(STAMP)
+	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py collectstatic --no-input
+	$(BIN)/python manage.py check --deploy
+	HOST=$(HOST) PORT=$(PORT) $(BIN)/python -m gunicorn --config deploy/gunicorn.conf.py kartothek.wsgi:application
 
 ## test: ruff, then every test (browser and slow ones included)
 test: $(DEV_STAMP)

@@ -73,10 +73,10 @@ STATE_BADGES = {
 
 
 def state_badge(state: str):  # type: ignore[no-untyped-def]
-    symbol, colour, label = STATE_BADGES[state]
+    symbol, _colour, label = STATE_BADGES[state]
     return format_html(
-        '<span title="{}" style="color:{};font-weight:600;white-space:nowrap">{} {}</span>',
-        label, colour, symbol, label,
+        '<span title="{}" class="state state-{}">{} {}</span>',
+        label, state, symbol, label,
     )
 
 
@@ -116,11 +116,11 @@ def _translation_column(language: str, field: str):  # type: ignore[no-untyped-d
         state = row.effective_state if row is not None else EMPTY
         if state == EMPTY and obj.keeps_source(field):
             state = UNTRANSLATED
-        symbol, colour, label = STATE_BADGES[state]
+        symbol, _colour, label = STATE_BADGES[state]
         text = row.text if row is not None and row.text else label
         return format_html(
-            '<span title="{}" style="color:{}"><b>{}</b> {}</span>',
-            label, colour, symbol, Truncator(text).chars(48),
+            '<span title="{}" class="state-{}"><b>{}</b> {}</span>',
+            label, state, symbol, Truncator(text).chars(48),
         )
 
     column.short_description = language.upper()  # type: ignore[attr-defined]
@@ -277,8 +277,7 @@ class SymbolTileAdmin(ContentAdmin):
         if not tile.image:
             return "—"
         return format_html(
-            '<img src="{}" alt="{}" width="48" height="48" '
-            'style="background:#fff;border:1px solid #ddd;border-radius:6px;padding:2px">',
+            '<img src="{}" alt="{}" width="48" height="48" class="tile-thumb">',
             tile.image.url, tile.name,
         )
 
@@ -287,8 +286,7 @@ class SymbolTileAdmin(ContentAdmin):
         if not tile.image:
             return "—"
         return format_html(
-            '<img src="{}" alt="{}" width="160" height="160" '
-            'style="background:#fff;border:1px solid #ddd;border-radius:8px;padding:6px">',
+            '<img src="{}" alt="{}" width="160" height="160" class="tile-preview">',
             tile.image.url, tile.name,
         )
 
@@ -310,11 +308,13 @@ def _icon_svg(icon: str, colour: str, size: int) -> str:
 def sign_face(symbol: SignSymbol, colour: SignColour, size: int = 36):  # type: ignore[no-untyped-def]
     """A small picture of a Sign card: the symbol in its colour, with the colour's mark."""
     svg = _icon_svg(symbol.icon, colour.hex, size) if symbol.icon else ""
+    # The colour goes into SVG attributes (fill, stroke), which the Content-Security-Policy
+    # allows, where a style="" attribute would be blocked.
     return format_html(
-        '<span style="display:inline-flex;align-items:center;gap:4px;padding:2px 6px;'
-        'border:2px solid {};border-radius:6px;background:#fff">{}'
-        '<b style="color:{};font-size:14px">{}</b></span>',
-        colour.hex, mark_safe(svg), colour.hex, colour.mark,
+        '<span class="sign-face">{}<svg width="16" height="18" viewBox="0 0 16 18" role="img" '
+        'aria-label="{}"><text x="8" y="14" text-anchor="middle" font-size="14" font-weight="700" '
+        'fill="{}">{}</text></svg></span>',
+        mark_safe(svg), colour.mark, colour.hex, colour.mark,
     )
 
 
@@ -363,8 +363,9 @@ class SignColourAdmin(ContentAdmin):
     @admin.display(description="colour")
     def swatch(self, colour: SignColour):  # type: ignore[no-untyped-def]
         return format_html(
-            '<span style="display:inline-block;width:28px;height:20px;border-radius:4px;'
-            'background:{};border:1px solid #333"></span> <b>{}</b>',
+            '<svg class="swatch" width="28" height="20" viewBox="0 0 28 20" aria-hidden="true">'
+            '<rect x="0.5" y="0.5" width="27" height="19" rx="4" fill="{}" stroke="#333"/></svg> '
+            '<b>{}</b>',
             colour.hex, colour.mark,
         )
 

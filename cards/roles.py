@@ -1,5 +1,5 @@
-"""The two roles of the admin: Curators edit all content (and publish releases),
-Translators only translations.
+"""The three roles of the admin: Curators edit all content (and publish releases),
+Translators only translations, Viewers read everything and change nothing.
 
 The groups are created by migration 0002 and kept in place after every ``migrate`` and
 ``flush`` (post_migrate), so a database emptied by ``flush`` still has them.
@@ -17,9 +17,13 @@ TRANSLATOR_PERMISSIONS = [f"view_{name}" for name in CONTENT_MODELS] + [
     "view_translation", "add_translation", "change_translation",
 ]
 
+# Read-only: every content type, translations and releases (their view permissions also
+# open the draft packs, the progress page and the PO downloads).
+VIEWER_PERMISSIONS = [f"view_{name}" for name in CONTENT_MODELS] + ["view_translation"]
+
 
 def ensure_groups(group_model: Any, permission_model: Any) -> None:
-    """Create or repair both groups; takes the models so a migration can pass its own."""
+    """Create or repair the groups; takes the models so a migration can pass its own."""
     cards = permission_model.objects.filter(content_type__app_label="cards")
     releases = permission_model.objects.filter(
         content_type__app_label="exports", codename__in=["view_release", "add_release"]
@@ -33,6 +37,9 @@ def ensure_groups(group_model: Any, permission_model: Any) -> None:
     curators.permissions.set([*cards, *releases, *rooms])
     translators, _ = group_model.objects.get_or_create(name="Translators")
     translators.permissions.set(cards.filter(codename__in=TRANSLATOR_PERMISSIONS))
+    viewers, _ = group_model.objects.get_or_create(name="Viewers")
+    viewers.permissions.set([*cards.filter(codename__in=VIEWER_PERMISSIONS),
+                             *releases.filter(codename="view_release")])
 
 
 def on_post_migrate(sender: Any, **kwargs: Any) -> None:

@@ -48,3 +48,34 @@ def env_int(name: str, default: int, *, minimum: int = 0) -> int:
     if value < minimum:
         raise ImproperlyConfigured(f"{name}={raw!r} must be at least {minimum}.")
     return value
+
+
+def env_header(name: str) -> tuple[str, str] | None:
+    """A request header and the value that marks it, written as ``Header-Name: value``.
+
+    Returned in Django's META form (``HTTP_HEADER_NAME``, value) for SECURE_PROXY_SSL_HEADER.
+    """
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    header, sep, value = raw.partition(":")
+    header, value = header.strip(), value.strip()
+    if not sep or not header or not value or not all(c.isalnum() or c == "-" for c in header):
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} is not 'Header-Name: value' (e.g. 'X-Forwarded-Proto: https')."
+        )
+    return "HTTP_" + header.upper().replace("-", "_"), value
+
+
+def env_path(name: str, default: str) -> str:
+    """A URL path prefix such as ``admin/``: no leading slash, one trailing slash."""
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    value = raw.strip().strip("/")
+    allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_/.")
+    if not value or not set(value) <= allowed or ".." in value or "//" in value:
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} is not a URL path such as 'admin/' (letters, digits, - _ . and /)."
+        )
+    return value + "/"

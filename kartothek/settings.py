@@ -8,6 +8,8 @@ KARTOTHEK_LANGUAGES comma-separated language codes, source language first (defau
 KARTOTHEK_VAR_DIR   where generated files go (default: var/ beside manage.py)
 KARTOTHEK_PLAY_RATE_LIMIT  room creations and joins a minute per client (default 30; 0 = off)
 KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS  an unfinished room closes after this long without play (default 24)
+Production (HTTPS, cookies, CSP, proxy): see the README's Configuration table and
+deploy/production.env.example.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from kartothek.env import env_bool, env_int, env_list, env_str
+from kartothek.env import env_bool, env_header, env_int, env_list, env_path, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("KARTOTHEK_VAR_DIR", str(BASE_DIR / "var")))
@@ -43,6 +45,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "csp",
+    "axes",
     "import_export",
     "simple_history",
     "cards",
@@ -52,6 +56,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files straight after the security headers, before sessions are loaded.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -59,6 +66,14 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its 429 answer.
+    "axes.middleware.AxesMiddleware",
+]
+
+# django-axes first: it refuses a locked-out login before the password is even checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "kartothek.urls"
@@ -153,10 +168,63 @@ STORAGES = {
     # Tile pictures are content-addressed (pictures/ab/<sha256>.png): a file is never
     # overwritten and a name never holds other bytes (cards/pictures.py).
     "pictures": {"BACKEND": "cards.pictures.ContentAddressedStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    # Hashed names (cacheable forever) and gzip/brotli copies, served by WhiteNoise; with
+    # DEBUG on, {% static %} falls back to the plain names so `make run` needs no collectstatic.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
 # Play mode (games/rooms.py): limits, room expiry, and the pace of Sign's bots in seconds.
 KARTOTHEK_PLAY_RATE_LIMIT = env_int("KARTOTHEK_PLAY_RATE_LIMIT", 30)
 KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS = env_int("KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS", 24, minimum=1)
 KARTOTHEK_PLAY_SIGN_BOT_DELAY = (2.0, 4.0)
+# --- Login throttling (django-axes): failed logins are counted in the database, so every
+# app server sees them. After AXES_FAILURE_LIMIT failures the (user name, client address)
+# pair is refused with 429 for AXES_COOLOFF_MINUTES; a successful login resets the count.
+AXES_ENABLED = env_bool("AXES_ENABLED", True)
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_MINUTES", 15, minimum=1) / 60  # hours, as axes wants
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# Lockouts are handled with `manage.py axes_list_attempts` / `axes_reset`, not in the admin
+# (whose pages would need rows of their own in the roles table).
+AXES_ENABLE_ADMIN = False
+# Behind N proxies the client is the Nth address from the right of X-Forwarded-For.
+KARTOTHEK_PROXY_COUNT = env_int("KARTOTHEK_PROXY_COUNT", 0)
+AXES_CLIENT_IP_CALLABLE = "kartothek.security.client_ip"
+
+# Where the admin lives (a less guessable path keeps some scanners away; not a secret).
+KARTOTHEK_ADMIN_PATH = env_path("KARTOTHEK_ADMIN_PATH", "admin/")
+LOGIN_URL = f"/{KARTOTHEK_ADMIN_PATH}login/"
+
+# --- Production: HTTPS, cookies, proxy, security headers (README: Configuration) ---------
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Only behind a proxy that sets this header itself (and strips it from clients' requests).
+SECURE_PROXY_SSL_HEADER = env_header("SECURE_PROXY_SSL_HEADER")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+# No 'unsafe-inline' anywhere: styles and scripts come from static files only
+# (tests/test_csp_browser.py listens for violations on the admin pages).
+_csp_extra_images = env_list("KARTOTHEK_CSP_IMG_SRC", [])
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", *_csp_extra_images],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+if env_str("KARTOTHEK_CSP_REPORT_URI"):
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["report-uri"] = [env_str("KARTOTHEK_CSP_REPORT_URI")]

@@ -5,8 +5,8 @@ from django.views.generic import RedirectView
 from django.views.static import serve
 
 urlpatterns = [
-    path("", RedirectView.as_view(url="/admin/", permanent=False)),
-    path("admin/", admin.site.urls),
+    path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),
+    path(settings.KARTOTHEK_ADMIN_PATH, admin.site.urls),
     path("api/play/", include("games.api_urls")),
     path("play/", include("games.urls")),
     path("api/", include("exports.urls")),

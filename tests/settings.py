@@ -23,3 +23,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # with "database table is locked" (tests/test_concurrency.py races real threads).
     DATABASES["default"]["TEST"] = {"NAME": os.path.join(_VAR, "test.sqlite3")}  # noqa: F405
 KARTOTHEK_PLAY_RATE_LIMIT = 0  # the rate limit's own tests turn it on
+
+# Tests render templates without running collectstatic first: plain names, no manifest.
+STORAGES = {**STORAGES, "staticfiles": {  # noqa: F405
+    "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+os.makedirs(STATIC_ROOT, exist_ok=True)  # noqa: F405  (WhiteNoise warns about a missing one)

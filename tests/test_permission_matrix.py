@@ -46,7 +46,7 @@ from django.test import Client, RequestFactory
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from cards.catalogue import import_catalogue
-from cards.models import ConceptCard, SauschwerObject, SignColour, Translation
+from cards.models import ConceptCard, SauschwerObject, SignColour, Slogan, SloganCard, Translation
 from cards.po import export_po
 from exports.models import Release
 from exports.packs import publish
@@ -60,10 +60,10 @@ PASSWORD = "karten-pw-1"
 NEW_PASSWORD = "Neues-Kennwort-2026!"
 CSRF_TOKEN = "k" * 32  # a valid token: the forged requests pass CSRF, only permissions stop them
 
-ROLES = ("superuser", "Curators", "Translators", "staff without group", "everyone else")
+ROLES = ("superuser", "Curators", "Translators", "Viewers", "staff without group", "everyone else")
 # "everyone else" is two roles in the matrix: a logged-in user without staff status, and
 # nobody logged in.
-CLIENT_ROLES = ("superuser", "Curators", "Translators", "staff without group", "non-staff",
+CLIENT_ROLES = ("superuser", "Curators", "Translators", "Viewers", "staff without group", "non-staff",
                 "anonymous")
 STAFF = "(staff status)"  # a pseudo-permission: what every staff user has
 
@@ -92,7 +92,8 @@ ROWS: dict[str, frozenset[str]] = {
     "add and change translations (editor, *Translations* list, PO upload, revert)":
         perms("add", "change", models=[Translation]),
     "delete translations": perms("delete", models=[Translation]),
-    "see releases and publish content packs": perms("view", "add", models=[Release]),
+    "see releases": perms("view", models=[Release]),
+    "publish content packs": perms("add", models=[Release]),
     "see play rooms and delete them": perms("view", "delete", models=[Room]),
     "manage users and groups": perms("view", "add", "change", "delete", models=[User, Group]),
 }
@@ -106,6 +107,13 @@ README_TABLE: dict[str, set[str]] = {
         "read a game's draft pack (`draft.json`)",
         "see translations and progress, download PO files",
         "add and change translations (editor, *Translations* list, PO upload, revert)",
+    },
+    "Viewers": {
+        "open the admin, change their own password",
+        "see cards, their history and list pages; export spreadsheets",
+        "read a game's draft pack (`draft.json`)",
+        "see translations and progress, download PO files",
+        "see releases",
     },
     "staff without group": {"open the admin, change their own password"},
     "everyone else": set(),
@@ -148,7 +156,7 @@ def test_the_readme_roles_table_is_the_matrix_of_this_test():
 def test_the_groups_hold_exactly_the_permissions_of_the_readme_table():
     relevant = [*CONTENT, Translation, Release, Room, User, Group]
     types = ContentType.objects.get_for_models(*relevant).values()
-    for role in ("Curators", "Translators"):
+    for role in ("Curators", "Translators", "Viewers"):
         held = {f"{p.content_type.app_label}.{p.codename}" for p in
                 Permission.objects.filter(group__name=role, content_type__in=types)}
         assert held == role_permissions(role) - {STAFF}, role
@@ -183,9 +191,9 @@ def world(django_db_setup, django_db_blocker):
             users: dict[str, User | None] = {"anonymous": None}
             users["superuser"] = User.objects.create_superuser("sue", "", PASSWORD)
             for role, name in (("Curators", "carla"), ("Translators", "tina"),
-                               ("staff without group", "sam")):
+                               ("Viewers", "vera"), ("staff without group", "sam")):
                 user = User.objects.create_user(name, "", PASSWORD, is_staff=True)
-                if role in ("Curators", "Translators"):
+                if role in ("Curators", "Translators", "Viewers"):
                     user.groups.add(Group.objects.get(name=role))
                 users[role] = user
             users["non-staff"] = User.objects.create_user("nora", "", PASSWORD)
@@ -389,6 +397,22 @@ class Case:
     prepare: Callable[[World], None] | None = None  # before a POST: e.g. free the object
 
 
+# (model, page kind) -> what the page needs, from (view, add, change, delete) of the model.
+RULE_REFUSALS: dict[tuple[type[Model], str], Callable[..., Need]] = {
+    # "Delete selected" is not offered on slogans: sent anyway, it is refused (403).
+    (Slogan, "changelist"): lambda view, add, change, delete: Need(view, NEVER, True),
+    # A slogan is added only to fill a missing side of a card, with its four options: the
+    # bare form is answered with the rule's message and nothing is stored.
+    (Slogan, "add"): lambda view, add, change, delete: Need(add, add, False),
+    # Deleting a slogan alone would leave its card incomplete: refused with a message.
+    (Slogan, "delete"): lambda view, add, change, delete: Need(delete, delete, False),
+    # Slogan cards come with their slogans (the slogans file), never on their own.
+    (SloganCard, "import"): lambda view, add, change, delete: Need(NEVER, NEVER, False),
+    (SloganCard, "process_import"): lambda view, add, change, delete: Need(
+        frozenset({STAFF}), NEVER, False, statuses={"GET": 405}),
+}
+
+
 def _all(*groups: frozenset[str]) -> frozenset[str]:
     return frozenset().union(*groups)
 
@@ -409,6 +433,18 @@ def model_case(route: str, kind: str, model: type[Model], model_admin: admin.Mod
     def change_url(world: World) -> str:
         return f"/admin/{model._meta.app_label}/{model._meta.model_name}/{target(world).pk}/change/"
 
+    # Where the content rules, not the permissions, refuse a write to everybody (a slogan
+    # lives and dies with its card, whose page edits both slogans as one unit; slogan cards
+    # are imported through the slogans file): an allowed role is answered without a write,
+    # the others are refused as usual.
+    if (model, kind) in RULE_REFUSALS:
+        def rule_payload(world: World, su: Client) -> dict[str, Any]:
+            if kind == "changelist":
+                return {"action": "delete_selected", "_selected_action": [target(world).pk],
+                        "index": "0", "post": "yes"}
+            return {"post": "yes"} if kind == "delete" else {}
+
+        return Case(route, url, RULE_REFUSALS[model, kind](view, add, change, delete), rule_payload)
     if kind == "changelist":
         if model is Release:
             action, action_need = "publish_again", frozenset({"exports.add_release"})

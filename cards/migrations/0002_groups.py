@@ -18,7 +18,7 @@ def create_groups(apps, schema_editor):
 
 
 def remove_groups(apps, schema_editor):
-    apps.get_model("auth", "Group").objects.filter(name__in=["Curators", "Translators"]).delete()
+    apps.get_model("auth", "Group").objects.filter(name__in=["Curators", "Translators", "Viewers"]).delete()
 
 
 class Migration(migrations.Migration):

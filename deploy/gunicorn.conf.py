@@ -1,0 +1,21 @@
+"""gunicorn's settings for `make serve`, from the environment (README: Production).
+
+HOST, PORT          where to listen (default 127.0.0.1:8000, like `make run`)
+WEB_CONCURRENCY     worker processes (default 2 x cores + 1)
+GUNICORN_TIMEOUT    seconds a request may take before its worker is restarted (default 60)
+FORWARDED_ALLOW_IPS the proxy addresses whose X-Forwarded-* headers are trusted (default 127.0.0.1)
+"""
+
+import os
+
+_host = os.environ.get("HOST", "127.0.0.1")
+bind = f"[{_host}]:{os.environ.get('PORT', '8000')}" if ":" in _host else \
+    f"{_host}:{os.environ.get('PORT', '8000')}"
+workers = int(os.environ.get("WEB_CONCURRENCY") or (2 * (os.cpu_count() or 1) + 1))
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+accesslog = "-"
+errorlog = "-"
+# Workers are recycled now and then so a slow leak cannot grow for ever.
+max_requests = 2000
+max_requests_jitter = 200
