@@ -53,6 +53,7 @@ def _room(game: str, players: int) -> tuple[Room, list[Any]]:
 
 
 @pytest.mark.slow
+@pytest.mark.postgres  # CI runs it again on PostgreSQL (select_for_update there)
 @pytest.mark.django_db(transaction=True)
 def test_two_simultaneous_stops_make_exactly_one_doubter():
     all_releases()
@@ -90,6 +91,7 @@ def _ready_all(room: Room, seats: list[Any]) -> Room:
 
 
 @pytest.mark.slow
+@pytest.mark.postgres  # CI runs it again on PostgreSQL (select_for_update there)
 @pytest.mark.django_db(transaction=True)
 def test_two_players_taking_the_same_sign_card_get_one_winner():
     all_releases()
