@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf clean
+.PHONY: run test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-png clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,7 +43,7 @@ test-fast: $(DEV_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## bench: the speed benchmarks (ratios against a floor measured in the same run)
-bench: bench-import bench-pack bench-serve bench-pdf
+bench: bench-import bench-pack bench-serve bench-pdf bench-png
 
 bench-import: $(DEV_STAMP)
 	$(BIN)/python bench/import_speed.py
@@ -53,6 +53,9 @@ bench-pack: $(DEV_STAMP)
 
 bench-pdf: $(DEV_STAMP)
 	$(BIN)/python bench/pdf_speed.py
+
+bench-png: $(DEV_STAMP)
+	$(BIN)/python bench/png_speed.py
 
 ## bench-serve: gunicorn on loopback; uses Debian's wrk when installed (else a Python client)
 bench-serve: $(DEV_STAMP)

@@ -127,10 +127,10 @@ def _download(form: PrintForm, selection: Selection | None, stem: str) -> HttpRe
         pack = deck_pack(form.game, data["language"], release=data["release"])
         renderer = DeckRenderer(pack, options)
         if options.profile == "gamecrafter":
-            from exports.pdf.printshop import gamecrafter_files
+            from exports.pdf.printshop import gamecrafter_pngs, write_zip
 
             target = io.BytesIO()
-            write_zip(gamecrafter_files(renderer), target)
+            write_zip(gamecrafter_pngs(renderer), target)
             content, content_type, suffix = target.getvalue(), "application/zip", "zip"
         else:
             out = io.BytesIO()
@@ -151,17 +151,6 @@ def _download(form: PrintForm, selection: Selection | None, stem: str) -> HttpRe
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     response["X-Deck-Warnings"] = str(len(renderer.report.warnings))
     return response
-
-
-def write_zip(files: dict[str, bytes], target: io.BytesIO) -> None:
-    """The Game Crafter files as a zip in memory (sorted, fixed timestamps)."""
-    import zipfile
-
-    from exports.pdf.printshop import ZIP_TIME
-
-    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name in sorted(files):
-            archive.writestr(zipfile.ZipInfo(name, date_time=ZIP_TIME), files[name])
 
 
 def print_view(site: admin.AdminSite, request: HttpRequest, game: str) -> HttpResponse:
