@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-png clean
+.PHONY: run worker test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-png clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,12 @@ run: $(STAMP)
 	$(BIN)/python manage.py import_catalogue
 	$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+## worker: the background worker for big decks (django-tasks' database backend); run it
+## beside `make run` or the app servers, as many as you like (each job runs once)
+worker: $(STAMP)
+	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py db_worker
 
 ## test: ruff, then every test (browser and slow ones included)
 test: $(DEV_STAMP)

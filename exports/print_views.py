@@ -14,11 +14,14 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
+from django.urls import reverse
 
 from cards.models import Game
-from exports.models import Release
+from exports.jobs import needs_job, queue_render
+from exports.models import Release, RenderJob
 from exports.packs import PackError
 from exports.pdf import (
     DeckError,
@@ -117,15 +120,24 @@ def _require(request: HttpRequest, game: str) -> None:
     require(request, print_permissions(game))
 
 
-def _download(form: PrintForm, selection: Selection | None, stem: str) -> HttpResponse | None:
-    """The deck as a download, or None with the problems added to the form."""
+def _download(form: PrintForm, selection: Selection | None, stem: str,
+              request: HttpRequest | None = None) -> HttpResponse | None:
+    """The deck as a download, or None with the problems added to the form.
+
+    With ``request`` (the print page, a whole deck) a big deck goes to the background worker
+    instead, and the answer is a redirect to its job page.
+    """
     data = form.cleaned_data
     options: DeckOptions = data["options"]
     if selection is not None:
         options = DeckOptions(**{**options.__dict__, "selection": selection})
     try:
         pack = deck_pack(form.game, data["language"], release=data["release"])
-        renderer = DeckRenderer(pack, options)
+        renderer = DeckRenderer(pack, options)  # checks every text: problems show on the form
+        if request is not None and selection is None and needs_job(options, renderer):
+            job = queue_render(form.game, data["language"], data["release"], options,
+                               renderer.report.cards, request.user)
+            return HttpResponseRedirect(reverse("admin:exports_job", args=[job.pk]))
         if options.profile == "gamecrafter":
             from exports.pdf.printshop import gamecrafter_pngs, write_zip
 
@@ -160,7 +172,7 @@ def print_view(site: admin.AdminSite, request: HttpRequest, game: str) -> HttpRe
     _require(request, game)
     form = PrintForm(request.POST or None, game=game)
     if request.method == "POST" and form.is_valid():
-        response = _download(form, None, game)
+        response = _download(form, None, game, request)
         if response is not None:
             return response
     context = {
@@ -203,3 +215,30 @@ def print_selected_action(modeladmin: admin.ModelAdmin, request: HttpRequest,
         "action": "print_selected_action",
     }
     return TemplateResponse(request, "admin/exports/print_selected.html", context)
+
+
+def job_view(site: admin.AdminSite, request: HttpRequest, pk: int) -> HttpResponse:
+    """A background deck: progress while it renders (the page reloads itself), then the file."""
+    job = get_object_or_404(RenderJob, pk=pk)
+    _require(request, job.game)
+    recent = RenderJob.objects.filter(game=job.game).exclude(pk=job.pk).select_related(
+        "requested_by")[:10]
+    context = {
+        **site.each_context(request),
+        "title": f"Print {job.get_game_display()}: job {job.pk}",
+        "job": job,
+        "recent": recent,
+        "refresh": not job.finished,
+    }
+    return TemplateResponse(request, "admin/exports/job.html", context)
+
+
+def job_download(site: admin.AdminSite, request: HttpRequest, pk: int) -> HttpResponse:
+    """The finished file, read through the storage it was kept in (folder or object store)."""
+    job = get_object_or_404(RenderJob, pk=pk)
+    _require(request, job.game)
+    if job.status != RenderJob.Status.DONE or not job.file:
+        raise Http404("This job has no file (yet).")
+    content_type = "application/zip" if job.kind == "zip" else "application/pdf"
+    return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.filename,
+                        content_type=content_type)

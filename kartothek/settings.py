@@ -133,3 +133,14 @@ STORAGES = {
     "pictures": {"BACKEND": "cards.pictures.ContentAddressedStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# --- Background jobs and storage (issue 14) ---------------------------------------------------
+# Big decks (every print-shop deck, and PDFs of more than KARTOTHEK_JOB_CARDS cards) render in a
+# worker, not in the request: django-tasks with its database backend; the worker is
+# `python manage.py db_worker` (make worker).
+INSTALLED_APPS += ["django_tasks", "django_tasks_db"]
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+KARTOTHEK_JOB_CARDS = int(env_str("KARTOTHEK_JOB_CARDS", "300"))
+# Generated decks kept for download (exports.models.RenderJob).
+STORAGES["decks"] = {"BACKEND": "django.core.files.storage.FileSystemStorage",
+                     "OPTIONS": {"location": VAR_DIR / "files"}}
