@@ -22,7 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 from django_tasks import task
 
-from exports.models import RenderJob
+from exports.models import RenderJob, decks_storage
 from exports.packs import PackError
 from exports.pdf import DeckError, DeckOptions, DeckRenderer, OptionError
 from exports.pdf.imposition import NoRoom
@@ -44,6 +44,12 @@ def options_from_json(data: dict[str, Any]) -> DeckOptions:
     known = {f.name for f in fields(DeckOptions)} - {"selection"}
     return DeckOptions(**{key: tuple(value) if key in TUPLES else value
                           for key, value in data.items() if key in known})
+
+
+def deck_storage() -> Any:
+    # looked up at each use: the storage of the settings in force (a model field's storage
+    # is fixed when the model is imported)
+    return decks_storage()
 
 
 def needs_job(options: DeckOptions, renderer: DeckRenderer) -> bool:
@@ -122,9 +128,9 @@ def _render(job: RenderJob) -> str:
             RenderJob.objects.filter(pk=job.pk).update(done=F("total"))
         out.seek(0)
         filename = f"{stem}.{job.kind}"
-        job.file.save(f"{job.pk}-{filename}", File(out), save=False)
+        stored = deck_storage().save(f"decks/{job.pk}-{filename}", File(out))
     RenderJob.objects.filter(pk=job.pk).update(
-        status=RenderJob.Status.DONE, file=job.file.name, filename=filename,
+        status=RenderJob.Status.DONE, file=stored, filename=filename,
         warnings=len(renderer.report.warnings), finished_at=timezone.now(),
     )
-    return job.file.name
+    return stored

@@ -240,5 +240,8 @@ def job_download(site: admin.AdminSite, request: HttpRequest, pk: int) -> HttpRe
     if job.status != RenderJob.Status.DONE or not job.file:
         raise Http404("This job has no file (yet).")
     content_type = "application/zip" if job.kind == "zip" else "application/pdf"
-    return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.filename,
+    from exports.jobs import deck_storage
+
+    return FileResponse(deck_storage().open(job.file.name, "rb"), as_attachment=True,
+                        filename=job.filename,
                         content_type=content_type)
