@@ -181,6 +181,7 @@ def print_view(site: admin.AdminSite, request: HttpRequest, game: str) -> HttpRe
         "game": game,
         "game_label": Game(game).label,
         "form": form,
+        "jobs": RenderJob.objects.filter(game=game).select_related("requested_by")[:10],
     }
     return TemplateResponse(request, "admin/exports/print.html", context)
 

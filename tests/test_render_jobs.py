@@ -70,6 +70,9 @@ def test_a_curator_queues_a_print_shop_deck_and_downloads_it_after_the_worker_ra
         with Image.open(io.BytesIO(archive.read(names[0]))) as image:
             assert image.size == (825, 1125)
     assert DBTaskResult.objects.get(id=job.task_id).status == "SUCCESSFUL"
+    # the print page lists the game's background decks
+    listed = client.get(url).content.decode()
+    assert reverse("admin:exports_job", args=[job.pk]) in listed and "job-list" in listed
 
 
 def test_a_pdf_over_the_threshold_is_a_job_and_a_small_one_is_not(mini_catalogue, settings):
