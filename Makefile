@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run serve test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play mutate clean
+.PHONY: run serve worker test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play bench-png mutate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,12 @@ serve: $(STAMP)
 	$(BIN)/python manage.py check --deploy
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/python -m gunicorn --config deploy/gunicorn.conf.py kartothek.wsgi:application
 
+## worker: the background worker for big decks (django-tasks' database backend); run it
+## beside `make run` or the app servers, as many as you like (each job runs once)
+worker: $(STAMP)
+	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py db_worker
+
 ## test: ruff, then every test (browser and slow ones included)
 test: $(DEV_STAMP)
 	$(BIN)/ruff check .
@@ -53,7 +59,7 @@ test-fast: $(DEV_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## bench: the speed benchmarks (ratios against a floor measured in the same run)
-bench: bench-import bench-pack bench-serve bench-pdf bench-play
+bench: bench-import bench-pack bench-serve bench-pdf bench-play bench-png
 
 bench-import: $(DEV_STAMP)
 	$(BIN)/python bench/import_speed.py
@@ -63,6 +69,9 @@ bench-pack: $(DEV_STAMP)
 
 bench-pdf: $(DEV_STAMP)
 	$(BIN)/python bench/pdf_speed.py
+
+bench-png: $(DEV_STAMP)
+	$(BIN)/python bench/png_speed.py
 
 ## bench-serve: gunicorn on loopback; uses Debian's wrk when installed (else a Python client)
 bench-serve: $(DEV_STAMP)

@@ -9,6 +9,7 @@ issued by anything else.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.files.storage import Storage, storages
 from django.db import models
 
 from cards.models import Game
@@ -81,3 +82,53 @@ class PackPicture(models.Model):
 
     def __str__(self) -> str:
         return self.sha256
+
+
+def decks_storage() -> Storage:
+    # a callable: the storage is looked up when used, so settings (and tests) may change it
+    return storages["decks"]
+
+
+class RenderJob(models.Model):
+    """A deck rendered in the background worker (exports/jobs.py), kept for download."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "waiting for the worker"
+        RUNNING = "running", "rendering"
+        DONE = "done", "ready"
+        FAILED = "failed", "failed"
+
+    game = models.CharField(max_length=20, choices=Game.choices)
+    language = models.CharField(max_length=10)
+    release = models.CharField(max_length=20, help_text="draft, latest or a release number")
+    options = models.JSONField(help_text="the deck options (exports.pdf.options.DeckOptions)")
+    kind = models.CharField(max_length=3, choices=[("pdf", "PDF"), ("zip", "zip of PNGs")])
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    done = models.PositiveIntegerField(default=0, help_text="pages or PNGs made so far")
+    total = models.PositiveIntegerField(default=0)
+    cards = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    warnings = models.PositiveIntegerField(default=0)
+    file = models.FileField(storage=decks_storage, upload_to="decks/", blank=True, max_length=200)
+    filename = models.CharField(max_length=200, blank=True, help_text="the download's name")
+    task_id = models.CharField(max_length=64, blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.get_game_display()} ({self.language}) {self.kind} #{self.pk}"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.done / self.total) if self.total else 0

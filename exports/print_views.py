@@ -14,11 +14,14 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
+from django.urls import reverse
 
 from cards.models import Game
-from exports.models import Release
+from exports.jobs import needs_job, queue_render
+from exports.models import Release, RenderJob
 from exports.packs import PackError
 from exports.pdf import (
     DeckError,
@@ -117,20 +120,29 @@ def _require(request: HttpRequest, game: str) -> None:
     require(request, print_permissions(game))
 
 
-def _download(form: PrintForm, selection: Selection | None, stem: str) -> HttpResponse | None:
-    """The deck as a download, or None with the problems added to the form."""
+def _download(form: PrintForm, selection: Selection | None, stem: str,
+              request: HttpRequest | None = None) -> HttpResponse | None:
+    """The deck as a download, or None with the problems added to the form.
+
+    With ``request`` (the print page, a whole deck) a big deck goes to the background worker
+    instead, and the answer is a redirect to its job page.
+    """
     data = form.cleaned_data
     options: DeckOptions = data["options"]
     if selection is not None:
         options = DeckOptions(**{**options.__dict__, "selection": selection})
     try:
         pack = deck_pack(form.game, data["language"], release=data["release"])
-        renderer = DeckRenderer(pack, options)
+        renderer = DeckRenderer(pack, options)  # checks every text: problems show on the form
+        if request is not None and selection is None and needs_job(options, renderer):
+            job = queue_render(form.game, data["language"], data["release"], options,
+                               renderer.report.cards, request.user)
+            return HttpResponseRedirect(reverse("admin:exports_job", args=[job.pk]))
         if options.profile == "gamecrafter":
-            from exports.pdf.printshop import gamecrafter_files
+            from exports.pdf.printshop import gamecrafter_pngs, write_zip
 
             target = io.BytesIO()
-            write_zip(gamecrafter_files(renderer), target)
+            write_zip(gamecrafter_pngs(renderer), target)
             content, content_type, suffix = target.getvalue(), "application/zip", "zip"
         else:
             out = io.BytesIO()
@@ -153,17 +165,6 @@ def _download(form: PrintForm, selection: Selection | None, stem: str) -> HttpRe
     return response
 
 
-def write_zip(files: dict[str, bytes], target: io.BytesIO) -> None:
-    """The Game Crafter files as a zip in memory (sorted, fixed timestamps)."""
-    import zipfile
-
-    from exports.pdf.printshop import ZIP_TIME
-
-    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name in sorted(files):
-            archive.writestr(zipfile.ZipInfo(name, date_time=ZIP_TIME), files[name])
-
-
 def print_view(site: admin.AdminSite, request: HttpRequest, game: str) -> HttpResponse:
     """A game's print page: choose language, release or draft, and options; get the PDF."""
     if game not in Game.values:
@@ -171,7 +172,7 @@ def print_view(site: admin.AdminSite, request: HttpRequest, game: str) -> HttpRe
     _require(request, game)
     form = PrintForm(request.POST or None, game=game)
     if request.method == "POST" and form.is_valid():
-        response = _download(form, None, game)
+        response = _download(form, None, game, request)
         if response is not None:
             return response
     context = {
@@ -180,6 +181,7 @@ def print_view(site: admin.AdminSite, request: HttpRequest, game: str) -> HttpRe
         "game": game,
         "game_label": Game(game).label,
         "form": form,
+        "jobs": RenderJob.objects.filter(game=game).select_related("requested_by")[:10],
     }
     return TemplateResponse(request, "admin/exports/print.html", context)
 
@@ -214,3 +216,33 @@ def print_selected_action(modeladmin: admin.ModelAdmin, request: HttpRequest,
         "action": "print_selected_action",
     }
     return TemplateResponse(request, "admin/exports/print_selected.html", context)
+
+
+def job_view(site: admin.AdminSite, request: HttpRequest, pk: int) -> HttpResponse:
+    """A background deck: progress while it renders (the page reloads itself), then the file."""
+    job = get_object_or_404(RenderJob, pk=pk)
+    _require(request, job.game)
+    recent = RenderJob.objects.filter(game=job.game).exclude(pk=job.pk).select_related(
+        "requested_by")[:10]
+    context = {
+        **site.each_context(request),
+        "title": f"Print {job.get_game_display()}: job {job.pk}",
+        "job": job,
+        "recent": recent,
+        "refresh": not job.finished,
+    }
+    return TemplateResponse(request, "admin/exports/job.html", context)
+
+
+def job_download(site: admin.AdminSite, request: HttpRequest, pk: int) -> HttpResponse:
+    """The finished file, read through the storage it was kept in (folder or object store)."""
+    job = get_object_or_404(RenderJob, pk=pk)
+    _require(request, job.game)
+    if job.status != RenderJob.Status.DONE or not job.file:
+        raise Http404("This job has no file (yet).")
+    content_type = "application/zip" if job.kind == "zip" else "application/pdf"
+    from exports.jobs import deck_storage
+
+    return FileResponse(deck_storage().open(job.file.name, "rb"), as_attachment=True,
+                        filename=job.filename,
+                        content_type=content_type)

@@ -228,3 +228,35 @@ CONTENT_SECURITY_POLICY = {
 }
 if env_str("KARTOTHEK_CSP_REPORT_URI"):
     CONTENT_SECURITY_POLICY["DIRECTIVES"]["report-uri"] = [env_str("KARTOTHEK_CSP_REPORT_URI")]
+
+# --- Background jobs and storage (issue 14) ---------------------------------------------------
+# Big decks (every print-shop deck, and PDFs of more than KARTOTHEK_JOB_CARDS cards) render in a
+# worker, not in the request: django-tasks with its database backend; the worker is
+# `python manage.py db_worker` (make worker).
+INSTALLED_APPS += ["django_tasks", "django_tasks_db"]
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+KARTOTHEK_JOB_CARDS = int(env_str("KARTOTHEK_JOB_CARDS", "300"))
+# Generated decks kept for download (exports.models.RenderJob).
+STORAGES["decks"] = {"BACKEND": "django.core.files.storage.FileSystemStorage",
+                     "OPTIONS": {"location": VAR_DIR / "files"}}
+# KARTOTHEK_STORAGE=s3: pictures, decks and other files in an S3-compatible bucket
+# (django-storages), shared by every app server and worker. README, "Storage".
+KARTOTHEK_STORAGE = env_str("KARTOTHEK_STORAGE", "files")
+if KARTOTHEK_STORAGE == "s3":
+    _s3 = {
+        "bucket_name": env_str("KARTOTHEK_S3_BUCKET"),
+        "endpoint_url": env_str("KARTOTHEK_S3_ENDPOINT_URL") or None,
+        "region_name": env_str("KARTOTHEK_S3_REGION") or None,
+        "access_key": env_str("KARTOTHEK_S3_ACCESS_KEY_ID") or None,
+        "secret_key": env_str("KARTOTHEK_S3_SECRET_ACCESS_KEY") or None,
+        "default_acl": None, "querystring_auth": True, "file_overwrite": False,
+    }
+    if not _s3["bucket_name"]:
+        raise ImproperlyConfigured("KARTOTHEK_STORAGE=s3 needs KARTOTHEK_S3_BUCKET.")
+    STORAGES["default"] = {"BACKEND": "storages.backends.s3.S3Storage",
+                           "OPTIONS": {**_s3, "location": "media"}}
+    STORAGES["pictures"] = {"BACKEND": "exports.object_storage.ContentAddressedS3Storage",
+                            "OPTIONS": _s3}
+    STORAGES["decks"] = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": _s3}
+elif KARTOTHEK_STORAGE != "files":
+    raise ImproperlyConfigured("KARTOTHEK_STORAGE is 'files' (the default) or 's3'.")

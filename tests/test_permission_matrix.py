@@ -48,7 +48,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from cards.catalogue import import_catalogue
 from cards.models import ConceptCard, SauschwerObject, SignColour, Slogan, SloganCard, Translation
 from cards.po import export_po
-from exports.models import Release
+from exports.models import Release, RenderJob
 from exports.packs import publish
 from games.models import Room
 from games.rooms import open_room
@@ -172,6 +172,7 @@ class World:
     first_version: dict[type[Model], int] = field(default_factory=dict)
     po_entry: str = ""
     sessions: dict[str, dict[str, str]] = field(default_factory=dict)  # role -> cookies
+    job: int = 0  # a queued background deck (exports.models.RenderJob)
 
 
 def _registered() -> dict[type[Model], admin.ModelAdmin]:
@@ -224,6 +225,8 @@ def world(django_db_setup, django_db_blocker):
                     obj.save()
                     versions[model] = obj.history.earliest("history_date").history_id
             world = World(users, target, versions, f"{egg.key}:name")
+            world.job = RenderJob.objects.create(game="sauschwer", language="en", release="draft",
+                                                 options={}, kind="pdf").pk
             for role, user in users.items():
                 # One login per role for the module: each case rolls back what it did to
                 # the session (a logout, a password change), so the cookies stay valid.
@@ -611,6 +614,12 @@ PAGES: dict[str, tuple[Need, Callable[[World, Client], dict[str, Any]]]] = {
                         lambda w, su: {"game": "sauschwer", "language": "en"}),
     "exports_print": (Need(perms("change", models=SAUSCHWER), perms("change", models=SAUSCHWER),
                            False), _print_payload),
+    # a background deck's page and its file (queued in the world: no file yet, 404)
+    "exports_job": (Need(perms("change", models=SAUSCHWER), perms("change", models=SAUSCHWER),
+                         False), lambda w, su: {}),
+    "exports_job_download": (Need(perms("change", models=SAUSCHWER),
+                                  perms("change", models=SAUSCHWER), False,
+                                  statuses={"GET": 404, "POST": 404}), lambda w, su: {}),
 }
 
 
@@ -642,7 +651,7 @@ def filler(world: World | None, model: type[Model] | None) -> Callable[[str], st
             "object_id": str(obj.pk) if obj else "1", "id": str(obj.pk) if obj else "1",
             "game": "sauschwer", "language": "en", "app_label": "cards",
             "content_type_id": str(ContentType.objects.get_for_model(ConceptCard).pk),
-            "url": "nothing-here/",
+            "url": "nothing-here/", "pk": str(world.job) if world else "1",
         }
         if world and model is None and "content_type_id" in route:
             values["object_id"] = str(ConceptCard.objects.first().pk)

@@ -123,9 +123,7 @@ class Command(BaseCommand):
         return apply_profile(options, o["profile"])
 
     def write_gamecrafter(self, renderer, target: Path):  # type: ignore[no-untyped-def]
-        from exports.pdf.printshop import gamecrafter_files, write_files
+        from exports.pdf.printshop import write_gamecrafter
 
-        files = gamecrafter_files(renderer)
-        write_files(files, target)
-        renderer.report.pages = len(files)
+        renderer.report.pages = write_gamecrafter(renderer, target)
         return renderer.report
