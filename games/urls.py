@@ -20,4 +20,5 @@ urlpatterns = [
     path("<str:code>/rejoin/<str:token>", views.rejoin, name="rejoin"),
     path("<str:code>/replay", views.replay_page, name="replay"),
     path("<str:code>/seats", views.seats_page, name="seats"),
+    path("<str:code>/colours.css", views.sign_colours, name="colours"),
 ]

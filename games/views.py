@@ -769,6 +769,20 @@ def _all_seats_region(request: HttpRequest, room: Room) -> str:
     return render_to_string("play/_seat_panels.html", {"panels": panels}, request=request)
 
 
+@require_GET
+def sign_colours(request: HttpRequest, code: str) -> HttpResponse:
+    """The colours of the room's Sign pack as a stylesheet (the pages carry no inline style,
+    which the Content-Security-Policy forbids). The pack is pinned, so the answer never
+    changes for a room."""
+    from games.screens.sign import colour_css
+
+    room = _room_or_404(code)
+    css = colour_css(rooms.room_pack(room)) if room.game == "sign" else ""
+    response = HttpResponse(css, content_type="text/css; charset=utf-8")
+    response["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
 ASSET_TYPES = {"play.css": "text/css; charset=utf-8", "play.js": "text/javascript; charset=utf-8"}
 
 

@@ -44,10 +44,15 @@ def _cards(pack: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "symbol": symbol.get("name", card["symbol"]),
             "colour": colour.get("name", card["colour"]),
             "hex": colour.get("hex", "#444"),
+            "colour_key": card["colour"],
             "mark": colour.get("mark", ""),
             "icon": symbol.get("icon"),
         }
     return cards
+
+
+SAFE_KEY = re.compile(r"[a-z0-9][a-z0-9-]{0,59}")
+SAFE_HEX = re.compile(r"#[0-9a-fA-F]{6}")
 
 
 def card_face(card: dict[str, Any] | None) -> SafeString:
@@ -57,10 +62,27 @@ def card_face(card: dict[str, Any] | None) -> SafeString:
     svg = icon_svg(card["icon"]) if card.get("icon") else None
     picture = mark_safe(svg) if svg else format_html('<span class="glyph">{}</span>', card["symbol"][:1])
     return format_html(
-        '<span class="sign-card" style="--c:{}">{}<span class="mark" aria-hidden="true">{}</span>'
+        '<span class="sign-card {}">{}<span class="mark" aria-hidden="true">{}</span>'
         '<span class="card-name">{} <span class="colour-name">{}</span></span></span>',
-        card["hex"], picture, card["mark"], card["symbol"], card["colour"],
+        colour_class(card.get("colour_key", "")), picture, card["mark"], card["symbol"], card["colour"],
     )
+
+
+def colour_class(key: str) -> str:
+    """The class that gives a card its pack colour: the stylesheet ``colour_css`` makes, since
+    the Content-Security-Policy allows no inline style."""
+    return f"sc-{key}" if SAFE_KEY.fullmatch(key) else ""
+
+
+def colour_css(pack: dict[str, Any]) -> str:
+    """One rule per colour of a Sign pack (``.sc-KEY {--c: #hex}``); keys and hex values that
+    are not plainly a slug and a colour are left out, so no pack can write other CSS."""
+    rules = []
+    for colour in pack.get("body", {}).get("colours", []):
+        key, hex_ = str(colour.get("key", "")), str(colour.get("hex", ""))
+        if SAFE_KEY.fullmatch(key) and SAFE_HEX.fullmatch(hex_):
+            rules.append(f".sc-{key} {{ --c: {hex_}; }}")
+    return "\n".join(rules) + "\n"
 
 
 def present(view: dict[str, Any], ctx: Context) -> dict[str, Any]:
