@@ -11,11 +11,13 @@ from django.db.models import F
 from django.http import HttpRequest
 
 from games.models import RateHit
+from kartothek.security import client_ip
 
 
 def client_key(request: HttpRequest) -> str:
-    # REMOTE_ADDR only: a forwarded-for header is the client's to forge.
-    return str(request.META.get("REMOTE_ADDR") or "unknown")[:60]
+    # The address the outermost trusted proxy saw (KARTOTHEK_PROXY_COUNT; REMOTE_ADDR without
+    # one): the rest of a forwarded-for header is the client's to forge.
+    return str(client_ip(request) or "unknown")[:60]
 
 
 def allow(request: HttpRequest, bucket: str = "play") -> bool:

@@ -378,3 +378,22 @@ def test_in_sign_an_action_from_an_older_version_applies_when_still_legal(releas
     assert late.status_code == 200 and late.json()["version"] == version + 2
     # the first card is gone: the same stale version now loses the race
     assert seats[2].act({"type": "take", "card": first}, version).status_code == 409
+
+
+def test_behind_one_proxy_the_rate_limit_counts_each_forwarded_client(settings):
+    """Behind a proxy every request comes from the proxy's address: with
+    KARTOTHEK_PROXY_COUNT=1 the limit counts the address the proxy saw, not the proxy."""
+    from django.test import RequestFactory
+
+    from games.ratelimit import client_key
+
+    settings.KARTOTHEK_PROXY_COUNT = 1
+    factory = RequestFactory()
+    ada = factory.get("/", REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="203.0.113.5")
+    forged = factory.get("/", REMOTE_ADDR="10.0.0.1",
+                         HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.5")
+    ben = factory.get("/", REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="198.51.100.7")
+    assert client_key(ada) == client_key(forged) == "203.0.113.5"
+    assert client_key(ben) == "198.51.100.7"
+    settings.KARTOTHEK_PROXY_COUNT = 0
+    assert client_key(ada) == "10.0.0.1"
