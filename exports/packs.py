@@ -39,6 +39,7 @@ from cards.models import (
 )
 from cards.pictures import PictureError, read_stored_picture
 from exports.models import PackPicture, Release
+from exports.signing import sign_release
 
 logger = logging.getLogger("kartothek.pictures")
 
@@ -372,6 +373,9 @@ def publish(game: str, language: str, *, user: Any = None) -> Published:
                     data_gzip=gzip_bytes(data),
                     published_by=user if getattr(user, "is_authenticated", False) else None,
                 )
+                # Signed in the same transaction: a release is never seen without the
+                # signature it will always have (none only when no key is configured).
+                sign_release(release)
             return Published(release, created=True)
         except IntegrityError:
             continue  # someone published the same version a moment ago: look again

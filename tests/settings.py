@@ -23,3 +23,4 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # with "database table is locked" (tests/test_concurrency.py races real threads).
     DATABASES["default"]["TEST"] = {"NAME": os.path.join(_VAR, "test.sqlite3")}  # noqa: F405
 KARTOTHEK_PLAY_RATE_LIMIT = 0  # the rate limit's own tests turn it on
+KARTOTHEK_SIGNING_KEY_GENERATE = True  # a key generated into the throw-away var/ (exports/signing.py)
