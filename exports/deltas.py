@@ -30,13 +30,24 @@ def _keyed(value: Any) -> bool:
     return len(set(keys)) == len(keys)
 
 
+def _without_kept_picture(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """A changed object whose embedded picture did not change is sent without the bytes
+    (the client keeps them: kartothek_client.delta._keep_picture_data)."""
+    before, after = old.get("picture"), new.get("picture")
+    if (isinstance(before, dict) and isinstance(after, dict) and "data" in after
+            and before.get("data") == after["data"] and before.get("sha256") == after.get("sha256")):
+        return {**new, "picture": {k: v for k, v in after.items() if k != "data"}}
+    return new
+
+
 def _list_change(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> dict[str, Any]:
     old_by_key = {item["key"]: item for item in old}
     new_keys = [item["key"] for item in new]
     new_set = set(new_keys)
     change: dict[str, Any] = {}
     removed = [item["key"] for item in old if item["key"] not in new_set]
-    changed = [item for item in new if item["key"] in old_by_key
+    changed = [_without_kept_picture(old_by_key[item["key"]], item) for item in new
+               if item["key"] in old_by_key
                and canonical(item) != canonical(old_by_key[item["key"]])]
     added = [{"index": i, "item": item} for i, item in enumerate(new)
              if item["key"] not in old_by_key]

@@ -33,7 +33,7 @@ def apply_list(old: list[dict[str, Any]], change: dict[str, Any]) -> list[dict[s
     for item in change.get("changed", []):
         if item["key"] not in items:
             raise DeltaError(f"The delta changes '{item['key']}', which the pack does not have.")
-        items[item["key"]] = item
+        items[item["key"]] = _keep_picture_data(items[item["key"]], item)
     added = change.get("added", [])
     for entry in added:
         items[entry["item"]["key"]] = entry["item"]
@@ -46,6 +46,16 @@ def apply_list(old: list[dict[str, Any]], change: dict[str, Any]) -> list[dict[s
     for entry in sorted(added, key=lambda e: e["index"]):
         result.insert(entry["index"], entry["item"])
     return result
+
+
+def _keep_picture_data(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """An unchanged embedded picture is not resent: a changed object's picture without
+    ``data`` and with the old sha256 keeps the old object's picture bytes."""
+    before, after = old.get("picture"), new.get("picture")
+    if (isinstance(before, dict) and isinstance(after, dict) and "data" in before
+            and "data" not in after and before.get("sha256") == after.get("sha256")):
+        return {**new, "picture": {**after, "data": before["data"]}}
+    return new
 
 
 def apply_delta(pack: dict[str, Any], delta: dict[str, Any]) -> bytes:
