@@ -1,6 +1,7 @@
 """Signed releases: Ed25519 over the exact release bytes, written once, served beside it."""
 
 import base64
+import io
 import re
 from pathlib import Path
 
@@ -90,7 +91,9 @@ def test_without_a_key_releases_are_unsigned_a_check_warns_and_sign_releases_fil
     SauschwerObject.objects.create(key="ein-stein", name="Ein Stein", weight_g=500, source="x")
     second = publish("sauschwer", "de").release
     kept = ReleaseSignature.objects.get(release=second).signature
-    call_command("sign_releases", stdout=open("/dev/null", "w"))
+    out = io.StringIO()
+    call_command("sign_releases", stdout=out)
+    assert "Signed 1 release(s)" in out.getvalue()
     assert ReleaseSignature.objects.get(release=second).signature == kept  # left as it was
     signed_first = client.get("/api/packs/sauschwer/de/1.json.sig").json()
     _public(client).verify(base64.b64decode(signed_first["signature"]), bytes(first.data))
