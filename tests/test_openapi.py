@@ -279,3 +279,33 @@ def test_live_answers_match_the_description(mini_catalogue, client, admin_client
                                 f"{error.message[:200]}")
                 break
     assert not problems, "\n".join(problems)
+
+
+def test_the_pack_schema_is_bundled_into_the_components_for_generated_clients():
+    from exports.openapi_bundle import PREFIX, bundled_schemas
+
+    bundle = bundled_schemas(PACK_SCHEMA)
+    assert {name: SPEC["components"]["schemas"][name] for name in bundle} == bundle, (
+        "openapi.json's bundled pack schema is stale: run python -m exports.openapi_bundle")
+    text = OPENAPI_PATH.read_text(encoding="utf-8")
+    assert '"$ref": "/api/schema/' not in text  # nothing a downloaded copy cannot resolve
+    assert _get("paths", "/api/packs/{game}/{language}/{version}.json", "get", "responses", "200"
+                )[1]["content"]["application/json"]["schema"] == {
+        "$ref": f"#/components/schemas/{PREFIX}"}
+
+
+def test_the_delta_schema_in_the_components_is_the_standalone_one():
+    standalone = json.loads((OPENAPI_PATH.parent / "pack-delta.json").read_text(encoding="utf-8"))
+    assert SPEC["components"]["schemas"]["PackDelta"] == {
+        k: v for k, v in standalone.items() if k not in ("$schema", "$id")}
+
+
+def test_every_pack_api_parameter_has_an_example():
+    missing = []
+    for template, item in PACK_PATHS.items():
+        for parameter in item.get("parameters", []) + item["get"].get("parameters", []):
+            if "$ref" in parameter:
+                parameter = _get(*parameter["$ref"].removeprefix("#/").split("/"))[1]
+            if "example" not in parameter:
+                missing.append(f"{template}: {parameter['name']}")
+    assert not missing
