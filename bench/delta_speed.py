@@ -81,9 +81,12 @@ def main() -> None:
     server = serve.start_gunicorn(port, log, "kartothek.wsgi:application")
     try:
         serve.wait_until_up(port, server, log)
+        first: dict[str, float] = {}
         for target in targets:  # check each URL, and warm both workers' caches
             for _ in range(4 * serve.WORKERS):
+                began = time.perf_counter()
                 status, _, body = serve.get(port, target)
+                first.setdefault(target.name, time.perf_counter() - began)
                 if status != 200:
                     raise RuntimeError(f"{target.path}: {status} {body[:300]!r}")
                 target.size = len(body)
@@ -113,6 +116,8 @@ def main() -> None:
         result = best[target.name]
         print(f"{target.name:13} {result.rps:9,.1f} requests/s  ({result.requests:,} requests, "
               f"{target.size:,} bytes each)")
+    print("first request (a worker's caches cold): " + ", ".join(
+        f"{name} {seconds * 1000:,.0f} ms" for name, seconds in first.items()))
     print()
     sizes = {t.name: t.size for t in targets}
     for suffix in ("", " gzip"):
