@@ -91,7 +91,9 @@ class ReleaseSignature(models.Model):
     (``manage.py sign_releases``). Written once; never changed or deleted, like the release.
     """
 
-    release = models.OneToOneField(Release, on_delete=models.PROTECT, primary_key=True,
+    # CASCADE, not PROTECT: a release is never deleted (Release.delete and its queryset refuse),
+    # and PROTECT would only make Django's deletion collector stumble over the signature.
+    release = models.OneToOneField(Release, on_delete=models.CASCADE, primary_key=True,
                                    related_name="signature")
     key_id = models.CharField(max_length=16, help_text="first 16 hex digits of the sha256 "
                                                       "of the raw public key")

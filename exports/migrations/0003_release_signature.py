@@ -51,7 +51,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='ReleaseSignature',
             fields=[
-                ('release', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, primary_key=True, related_name='signature', serialize=False, to='exports.release')),
+                ('release', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='signature', serialize=False, to='exports.release')),
                 ('key_id', models.CharField(help_text='first 16 hex digits of the sha256 of the raw public key', max_length=16)),
                 ('signature', models.CharField(help_text='base64 of the 64-byte signature', max_length=100)),
                 ('signed_at', models.DateTimeField(auto_now_add=True)),
