@@ -49,7 +49,8 @@ class Pack:
 
     @property
     def content(self) -> dict[str, Any]:
-        return json.loads(self.data)
+        parsed: dict[str, Any] = json.loads(self.data)
+        return parsed
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
