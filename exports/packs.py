@@ -39,7 +39,7 @@ from cards.models import (
 )
 from cards.pictures import PictureError, read_stored_picture
 from exports.models import PackPicture, Release
-from exports.signing import sign_release
+from exports.signing import SigningKeyError, sign_release
 
 logger = logging.getLogger("kartothek.pictures")
 
@@ -375,7 +375,10 @@ def publish(game: str, language: str, *, user: Any = None) -> Published:
                 )
                 # Signed in the same transaction: a release is never seen without the
                 # signature it will always have (none only when no key is configured).
-                sign_release(release)
+                try:
+                    sign_release(release)
+                except SigningKeyError as exc:  # a key that cannot be read: publish nothing
+                    raise PackError(f"Not published: {exc}") from None
             return Published(release, created=True)
         except IntegrityError:
             continue  # someone published the same version a moment ago: look again

@@ -14,8 +14,8 @@ from django.db import IntegrityError, connection, transaction
 
 from cards.models import SauschwerObject
 from exports import api, signing
-from exports.models import ReleaseIsImmutable, ReleaseSignature
-from exports.packs import publish
+from exports.models import Release, ReleaseIsImmutable, ReleaseSignature
+from exports.packs import PackError, publish
 
 pytestmark = pytest.mark.django_db
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -133,3 +133,10 @@ def test_the_readme_verify_example_runs_against_a_live_server(mini_catalogue, li
     from cryptography.exceptions import InvalidSignature
     with pytest.raises(InvalidSignature):
         exec(compile(tampered, "tampered", "exec"), {})
+
+
+def test_an_unreadable_key_publishes_nothing_and_says_why(mini_catalogue, monkeypatch):
+    monkeypatch.setenv("KARTOTHEK_SIGNING_KEY", base64.b64encode(b"short").decode())
+    with pytest.raises(PackError, match=r"Not published: .*decodes to 5 bytes"):
+        publish("sauschwer", "de")
+    assert not Release.objects.exists()
