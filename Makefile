@@ -51,7 +51,7 @@ worker: $(STAMP)
 ## test: ruff, then every test (browser and slow ones included)
 test: $(DEV_STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m mypy --strict games/engines
+	$(BIN)/python -m mypy --strict games/engines kartothek_client
 	$(BIN)/python -m pytest -m "" $(PYTEST_ARGS)
 
 ## test-fast: the default selection (no browser, no slow tests)

@@ -8,6 +8,7 @@ which needs no invalidation because the bytes behind a sha256 cannot change.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import lru_cache, wraps
 from pathlib import Path
@@ -18,7 +19,8 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
 from cards.models import Game
-from exports.models import Release
+from exports.deltas import MAX_SPAN, make_delta
+from exports.models import Release, ReleaseSignature
 from exports.packs import (
     SCHEMA_PATH,
     PackError,
@@ -29,6 +31,7 @@ from exports.packs import (
     sha256,
     with_embedded_pictures,
 )
+from exports.signing import ALGORITHM, public_keys
 from kartothek.permissions import draft_permissions, has_all
 
 OPENAPI_PATH = Path(__file__).parent / "schema" / "openapi.json"
@@ -208,7 +211,67 @@ def release(request: HttpRequest, game: str, language: str, version: int) -> Htt
         if _etag_matches(request, etag):
             return _not_modified(etag, IMMUTABLE)  # answered from the sha256 alone
         data, compressed = _release_bytes(digest)
-    return _pack_response(request, data, compressed, etag, IMMUTABLE)
+    response = _pack_response(request, data, compressed, etag, IMMUTABLE)
+    if request.GET.get("pictures") != "embedded":  # the signature covers the release bytes only
+        signed = _signature_of(digest)
+        if signed is not None:
+            response["X-Kartothek-Signature"] = f"keyid={signed[0]}, {ALGORITHM}={signed[1]}"
+    return response
+
+
+_signatures: dict[str, tuple[str, str]] = {}
+
+
+def _signature_of(release_sha: str) -> tuple[str, str] | None:
+    """(key id, base64 signature) of a release, or None while it has none.
+
+    Only found signatures are kept: they never change, while a missing one may be written
+    later by ``manage.py sign_releases``.
+    """
+    if release_sha not in _signatures:
+        found = ReleaseSignature.objects.filter(release__sha256=release_sha).values_list(
+            "key_id", "signature").first()
+        if found is None:
+            return None
+        if len(_signatures) > 4096:
+            _signatures.clear()
+        _signatures[release_sha] = found
+    return _signatures[release_sha]
+
+
+@read_only
+def release_signature(request: HttpRequest, game: str, language: str,
+                      version: int) -> HttpResponse:
+    """The Ed25519 signature of a release's exact bytes, for clients that got it elsewhere."""
+    problem = _check(game, language)
+    if problem:
+        return problem
+    try:
+        digest = _release_sha(game, language, version)
+    except Release.DoesNotExist:
+        return error(404, f"There is no release {version} of {game} ({language}).")
+    signed = _signature_of(digest)
+    if signed is None:
+        return error(404, f"Release {version} of {game} ({language}) has not been signed: the "
+                          "server had no signing key when it was published.")
+    response = JsonResponse({
+        "release": _release_url(game, language, version), "sha256": digest,
+        "algorithm": ALGORITHM, "key_id": signed[0], "signature": signed[1],
+    })
+    response["ETag"] = f'"{digest}.sig"'
+    response["Cache-Control"] = IMMUTABLE
+    return response
+
+
+_signature_of.cache_clear = _signatures.clear  # type: ignore[attr-defined]
+
+
+@read_only
+def keys(request: HttpRequest) -> JsonResponse:
+    """The public keys releases are signed with."""
+    response = JsonResponse({"algorithm": ALGORITHM, "keys": public_keys()})
+    response["Cache-Control"] = "public, max-age=3600"
+    return response
 
 
 @read_only
@@ -278,3 +341,65 @@ def picture(request: HttpRequest, digest: str) -> HttpResponse:
 def not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     return error(404, f"There is nothing at /api/{path}; the API is described at /api/openapi.json.")
 
+
+
+@lru_cache(maxsize=256)
+def _delta_bytes(from_sha: str, to_sha: str, embedded: bool) -> tuple[bytes, bytes] | None:
+    """(canonical delta, its gzip) between two releases, or None when the delta would not be
+    smaller than the target release. Kept by the two sha256s: both sides never change."""
+    if embedded:
+        old_data, _, old_sha = _embedded_bytes(from_sha)
+        new_data, new_gzip, new_sha = _embedded_bytes(to_sha)
+    else:
+        (old_data, _), (new_data, new_gzip) = _release_bytes(from_sha), _release_bytes(to_sha)
+        old_sha, new_sha = from_sha, to_sha
+    delta = make_delta(json.loads(old_data), json.loads(new_data), from_sha256=old_sha,
+                       to_sha256=new_sha)
+    data = canonical(delta)
+    compressed = gzip_bytes(data)
+    if len(data) >= len(new_data) or len(compressed) >= len(new_gzip):
+        return None
+    return data, compressed
+
+
+def _to_full_release(game: str, language: str, version: int, embedded: bool,
+                     why: str) -> JsonResponse:
+    full = _release_url(game, language, version) + ("?pictures=embedded" if embedded else "")
+    response = JsonResponse({"full": full, "reason": why}, status=303)
+    response["Location"] = full
+    response["Cache-Control"] = IMMUTABLE  # the same pair always gets the same answer
+    return response
+
+
+@read_only
+def delta(request: HttpRequest, game: str, language: str, since: int,
+          version: int) -> HttpResponse:
+    """What changed from release ``since`` to release ``version`` (exports/deltas.py)."""
+    problem = _check(game, language)
+    if problem:
+        return problem
+    if since >= version:
+        return error(400, f"A delta goes from an older release to a newer one; {since} is not "
+                          f"older than {version}.")
+    try:
+        from_sha = _release_sha(game, language, since)
+        to_sha = _release_sha(game, language, version)
+    except Release.DoesNotExist:
+        return error(404, f"Releases {since} and {version} of {game} ({language}) do not both "
+                          "exist.")
+    embedded = request.GET.get("pictures") == "embedded"
+    if version - since > MAX_SPAN:
+        return _to_full_release(game, language, version, embedded,
+                                f"more than {MAX_SPAN} releases behind")
+    etag = '"' + hashlib.sha256(
+        f"{from_sha}..{to_sha}{'+pictures' if embedded else ''}".encode()).hexdigest() + '"'
+    if _etag_matches(request, etag):
+        return _not_modified(etag, IMMUTABLE)  # from the two sha256s alone
+    try:
+        found = _delta_bytes(from_sha, to_sha, embedded)
+    except PackError as exc:  # an embedded picture no longer matches its sha256
+        return error(409, str(exc))
+    if found is None:
+        return _to_full_release(game, language, version, embedded,
+                                "the delta would not be smaller than the release")
+    return _pack_response(request, found[0], found[1], etag, IMMUTABLE)

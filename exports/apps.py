@@ -14,3 +14,4 @@ class ExportsConfig(AppConfig):
 
         if admin.site.is_registered(DBTaskResult):
             admin.site.unregister(DBTaskResult)
+        from exports import signing  # noqa: F401  (registers the signing key's system check)

@@ -132,3 +132,34 @@ class RenderJob(models.Model):
     @property
     def percent(self) -> int:
         return round(100 * self.done / self.total) if self.total else 0
+
+
+class ReleaseSignature(models.Model):
+    """The Ed25519 signature of a release's exact bytes (exports/signing.py).
+
+    A row of its own rather than a column of Release: releases are refused every UPDATE
+    (migration 0002), yet a release published before a key existed must be signable later
+    (``manage.py sign_releases``). Written once; never changed or deleted, like the release.
+    """
+
+    # CASCADE, not PROTECT: a release is never deleted (Release.delete and its queryset refuse),
+    # and PROTECT would only make Django's deletion collector stumble over the signature.
+    release = models.OneToOneField(Release, on_delete=models.CASCADE, primary_key=True,
+                                   related_name="signature")
+    key_id = models.CharField(max_length=16, help_text="first 16 hex digits of the sha256 "
+                                                      "of the raw public key")
+    signature = models.CharField(max_length=100, help_text="base64 of the 64-byte signature")
+    signed_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ReleaseQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"signature of release {self.release_id} by key {self.key_id}"
+
+    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        if not self._state.adding:
+            raise ReleaseIsImmutable("A release's signature never changes.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise ReleaseIsImmutable("A release's signature cannot be deleted.")

@@ -41,6 +41,7 @@ from cards.models import (
 )
 from cards.pictures import PictureError, read_stored_picture
 from exports.models import PackPicture, Release
+from exports.signing import SigningKeyError, sign_release
 
 logger = logging.getLogger("kartothek.pictures")
 
@@ -461,6 +462,12 @@ def publish(game: str, language: str, *, user: Any = None) -> Published:
                     data_gzip=gzip_bytes(data),
                     published_by=user if getattr(user, "is_authenticated", False) else None,
                 )
+                # Signed in the same transaction: a release is never seen without the
+                # signature it will always have (none only when no key is configured).
+                try:
+                    sign_release(release)
+                except SigningKeyError as exc:  # a key that cannot be read: publish nothing
+                    raise PackError(f"Not published: {exc}") from None
             return Published(release, created=True)
         except IntegrityError:
             continue  # someone published the same version a moment ago: look again

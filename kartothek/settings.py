@@ -173,6 +173,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
+# Release signatures (exports/signing.py): base64 of a 32-byte Ed25519 seed, or a PEM key.
+KARTOTHEK_SIGNING_KEY = env_str("KARTOTHEK_SIGNING_KEY")
+
 # Play mode (games/rooms.py): limits, room expiry, and the pace of Sign's bots in seconds.
 KARTOTHEK_PLAY_RATE_LIMIT = env_int("KARTOTHEK_PLAY_RATE_LIMIT", 30)
 KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS = env_int("KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS", 24, minimum=1)

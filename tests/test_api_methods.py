@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 UNSAFE_METHODS = ("post", "put", "patch", "delete")
 
 # What each URL argument of the API is filled with: a real game, language, release, picture.
-ARGUMENTS = {"game": "symbols", "language": "en", "version": "1", "path": "no/such/thing"}
+ARGUMENTS = {"game": "symbols", "language": "en", "version": "1", "since": "0", "path": "no/such/thing"}
 
 
 def api_patterns() -> list[str]:

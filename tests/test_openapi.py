@@ -6,6 +6,8 @@ import re
 from urllib.parse import urljoin
 
 import pytest
+from django.db.models import F, Value
+from django.db.models.functions import Concat
 from django.urls import resolve, reverse
 from jsonschema import Draft202012Validator
 from jsonschema_path import SchemaPath
@@ -13,6 +15,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
+from cards.models import SauschwerObject
 from exports import api, urls
 from exports.api import OPENAPI_PATH
 from exports.packs import SCHEMA_PATH, publish
@@ -27,7 +30,8 @@ REGISTRY = Registry().with_resources([
     (PACK_SCHEMA["$id"], DRAFT202012.create_resource(PACK_SCHEMA)),
 ])
 # A value for each URL parameter, by its name in exports/urls.py or in the description.
-SAMPLES = {"game": "sauschwer", "language": "en", "version": "1", "digest": "0" * 64,
+SAMPLES = {"game": "sauschwer", "language": "en", "version": "1", "since": "1",
+           "digest": "0" * 64,
            "sha256": "0" * 64}
 API_PATTERNS = [p for p in urls.urlpatterns if p.callback is not api.not_found]
 
@@ -171,6 +175,23 @@ SCENARIOS = [
     ("/api/packs/{game}/{language}/draft.json", "/api/packs/symbols/de/draft.json?pictures=embedded",
      {}, "curator", 409),
     ("/api/openapi.json", "/api/openapi.json", {}, "anyone", 200),
+    ("/api/keys", "/api/keys", {}, "anyone", 200),
+    ("/api/packs/{game}/{language}/{version}.json.sig", "/api/packs/sauschwer/en/1.json.sig", {},
+     "anyone", 200),
+    ("/api/packs/{game}/{language}/{version}.json.sig", "/api/packs/sauschwer/en/9.json.sig", {},
+     "anyone", 404),
+    # sauschwer en 1..2 (one object added) is a delta; sauschwer de 1..2 (every card renamed,
+    # see the test) is no smaller than the release and goes to the full release.
+    ("/api/packs/{game}/{language}/{since}..{version}.delta.json",
+     "/api/packs/sauschwer/en/1..2.delta.json", {}, "anyone", 200),
+    ("/api/packs/{game}/{language}/{since}..{version}.delta.json",
+     "/api/packs/sauschwer/en/1..2.delta.json", {"If-None-Match": "{delta_etag}"}, "anyone", 304),
+    ("/api/packs/{game}/{language}/{since}..{version}.delta.json",
+     "/api/packs/sauschwer/de/1..2.delta.json", {}, "anyone", 303),
+    ("/api/packs/{game}/{language}/{since}..{version}.delta.json",
+     "/api/packs/sauschwer/en/2..1.delta.json", {}, "anyone", 400),
+    ("/api/packs/{game}/{language}/{since}..{version}.delta.json",
+     "/api/packs/sauschwer/en/1..9.delta.json", {}, "anyone", 404),
 ]
 
 
@@ -217,7 +238,13 @@ def test_live_answers_match_the_description(mini_catalogue, client, admin_client
     release = publish("sauschwer", "en").release
     publish("symbols", "en")
     symbols = json.loads(client.get("/api/packs/symbols/en/1.json").content)
+    SauschwerObject.objects.create(key="ein-stein", name="Ein Stein", weight_g=500, source="x")
+    publish("sauschwer", "en")
+    publish("sauschwer", "de")
+    SauschwerObject.objects.update(name=Concat(F("name"), Value("!")))  # every card changes
+    publish("sauschwer", "de")
     values = {"release_etag": f'"{release.sha256}"',
+              "delta_etag": client.get("/api/packs/sauschwer/en/1..2.delta.json")["ETag"],
               "picture": symbols["body"]["symbols"][0]["picture"]["sha256"],
               "tampered": _tamper_a_picture()}
     problems = []
@@ -252,3 +279,33 @@ def test_live_answers_match_the_description(mini_catalogue, client, admin_client
                                 f"{error.message[:200]}")
                 break
     assert not problems, "\n".join(problems)
+
+
+def test_the_pack_schema_is_bundled_into_the_components_for_generated_clients():
+    from exports.openapi_bundle import PREFIX, bundled_schemas
+
+    bundle = bundled_schemas(PACK_SCHEMA)
+    assert {name: SPEC["components"]["schemas"][name] for name in bundle} == bundle, (
+        "openapi.json's bundled pack schema is stale: run python -m exports.openapi_bundle")
+    text = OPENAPI_PATH.read_text(encoding="utf-8")
+    assert '"$ref": "/api/schema/' not in text  # nothing a downloaded copy cannot resolve
+    assert _get("paths", "/api/packs/{game}/{language}/{version}.json", "get", "responses", "200"
+                )[1]["content"]["application/json"]["schema"] == {
+        "$ref": f"#/components/schemas/{PREFIX}"}
+
+
+def test_the_delta_schema_in_the_components_is_the_standalone_one():
+    standalone = json.loads((OPENAPI_PATH.parent / "pack-delta.json").read_text(encoding="utf-8"))
+    assert SPEC["components"]["schemas"]["PackDelta"] == {
+        k: v for k, v in standalone.items() if k not in ("$schema", "$id")}
+
+
+def test_every_pack_api_parameter_has_an_example():
+    missing = []
+    for template, item in PACK_PATHS.items():
+        for parameter in item.get("parameters", []) + item["get"].get("parameters", []):
+            if "$ref" in parameter:
+                parameter = _get(*parameter["$ref"].removeprefix("#/").split("/"))[1]
+            if "example" not in parameter:
+                missing.append(f"{template}: {parameter['name']}")
+    assert not missing

@@ -1,0 +1,65 @@
+"""The pack schema bundled into the OpenAPI description's components, so that generated
+clients (openapi-python-client, openapi-typescript…) see the pack model without fetching
+/api/schema/content-pack.json. The standalone schema stays the source: its ``$defs`` become
+``ContentPack_<name>`` components and its local references are rewritten to point there.
+
+    python -m exports.openapi_bundle    # rewrites exports/schema/openapi.json's bundled part
+
+tests/test_openapi.py checks that the committed description holds exactly this bundle.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+SCHEMA_DIR = Path(__file__).parent / "schema"
+PACK_SCHEMA_PATH = SCHEMA_DIR / "content-pack.json"
+OPENAPI_PATH = SCHEMA_DIR / "openapi.json"
+PREFIX = "ContentPack"
+
+
+def _rewrite(node: Any) -> Any:
+    if isinstance(node, dict):
+        out = {k: _rewrite(v) for k, v in node.items()}
+        ref = out.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            out["$ref"] = f"#/components/schemas/{PREFIX}_{ref.removeprefix('#/$defs/')}"
+        return out
+    if isinstance(node, list):
+        return [_rewrite(v) for v in node]
+    return node
+
+
+def bundled_schemas(pack_schema: dict[str, Any]) -> dict[str, Any]:
+    """{component name: schema} for the pack schema and each of its $defs."""
+    top = {k: v for k, v in pack_schema.items() if k not in ("$schema", "$id", "$defs")}
+    schemas = {PREFIX: _rewrite(top)}
+    for name, definition in pack_schema.get("$defs", {}).items():
+        schemas[f"{PREFIX}_{name}"] = _rewrite(definition)
+    return schemas
+
+
+def _lines(schemas: dict[str, Any]) -> str:
+    return "".join(f'      "{name}": {json.dumps(value, ensure_ascii=False)},\n'
+                   for name, value in schemas.items())
+
+
+def write() -> None:
+    text = OPENAPI_PATH.read_text(encoding="utf-8")
+    schemas = bundled_schemas(json.loads(PACK_SCHEMA_PATH.read_text(encoding="utf-8")))
+    # drop a bundle written before, then put the new one first in components.schemas
+    text = re.sub(rf'      "{PREFIX}(_[a-z_]+)?": .*\n', "", text)
+    anchor = '    "schemas": {\n'
+    assert text.count(anchor) == 1, "components.schemas not found"
+    text = text.replace(anchor, anchor + _lines(schemas))
+    text = text.replace('{"$ref": "/api/schema/content-pack.json"}',
+                        f'{{"$ref": "#/components/schemas/{PREFIX}"}}')
+    json.loads(text)
+    OPENAPI_PATH.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write()

@@ -1,0 +1,7 @@
+"""Kartothek's reference client: fetches packs, applies deltas, verifies sha256 and signature,
+caches on disk. No Django: the standard library and ``cryptography`` only."""
+
+from kartothek_client.client import Client, KartothekError, Pack, VerificationError
+from kartothek_client.delta import DeltaError, apply_delta
+
+__all__ = ["Client", "DeltaError", "KartothekError", "Pack", "VerificationError", "apply_delta"]

@@ -1,0 +1,234 @@
+"""A client for the Kartothek pack API: stdlib urllib + ``cryptography``, no Django.
+
+``Client(base_url, cache_dir).update(game, language)`` brings the cached pack up to the newest
+release: nothing when it is current, a delta when the server has one, else the full release.
+Whatever it keeps has passed two checks: its sha256 is the release's (the delta's
+``to_sha256`` or the release's ETag), and its Ed25519 signature verifies under a key the
+client trusts: the keys passed in, or else those ``/api/keys`` gave on first use, which are
+then pinned in the cache folder (trust on first use, like SSH).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import os
+import re
+import tempfile
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from kartothek_client.delta import DeltaError, apply_delta
+
+
+class KartothekError(Exception):
+    """The server could not be read, or what it sent does not check out."""
+
+
+class VerificationError(KartothekError):
+    """A pack's sha256 or signature does not match: it is not kept."""
+
+
+@dataclass(frozen=True)
+class Pack:
+    game: str
+    language: str
+    version: int
+    data: bytes  # the release's exact bytes
+    sha256: str
+    key_id: str  # the key whose signature was checked
+    how: str  # "cached", "delta" or "full"
+
+    @property
+    def content(self) -> dict[str, Any]:
+        parsed: dict[str, Any] = json.loads(self.data)
+        return parsed
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return None  # 302/303 come back as HTTPError and are read by the client itself
+
+
+@dataclass
+class _Answer:
+    status: int
+    headers: Any
+    body: bytes
+
+
+class Client:
+    def __init__(self, base_url: str, cache_dir: str | Path, *,
+                 public_keys: dict[str, str] | None = None, timeout: float = 30.0) -> None:
+        """``public_keys``: {key id: base64 raw public key}; None trusts /api/keys on first use."""
+        self.base_url = base_url.rstrip("/")
+        self.cache_dir = Path(cache_dir).expanduser()
+        self.timeout = timeout
+        self._given_keys = public_keys
+        self._opener = urllib.request.build_opener(_NoRedirects)
+        self.requests: list[str] = []  # paths asked for, in order (for tests and logs)
+
+    # --- HTTP -------------------------------------------------------------------------------
+
+    def _get(self, path: str) -> _Answer:
+        self.requests.append(path)
+        request = urllib.request.Request(self.base_url + path,
+                                         headers={"Accept-Encoding": "gzip"})
+        try:
+            with self._opener.open(request, timeout=self.timeout) as response:
+                status, headers, body = response.status, response.headers, response.read()
+        except urllib.error.HTTPError as exc:
+            status, headers, body = exc.code, exc.headers, exc.read()
+        except (urllib.error.URLError, OSError) as exc:
+            raise KartothekError(f"{self.base_url}{path}: {exc}") from None
+        if headers.get("Content-Encoding") == "gzip":
+            body = gzip.decompress(body)
+        return _Answer(status, headers, body)
+
+    def _json(self, path: str) -> Any:
+        answer = self._get(path)
+        if answer.status != 200:
+            raise KartothekError(f"{path}: {answer.status} {answer.body[:200]!r}")
+        return json.loads(answer.body)
+
+    # --- keys and signatures ---------------------------------------------------------------
+
+    def _keys_file(self) -> Path:
+        return self.cache_dir / "keys.json"
+
+    def trusted_keys(self, *, refresh: bool = False) -> dict[str, str]:
+        if self._given_keys is not None:
+            return self._given_keys
+        pinned: dict[str, str] = {}
+        if self._keys_file().exists():
+            pinned = json.loads(self._keys_file().read_text(encoding="utf-8"))
+        if not pinned or refresh:
+            served = {k["id"]: k["public_key"] for k in self._json("/api/keys")["keys"]}
+            # pinned keys are kept: a key once trusted is never replaced by what a server says
+            pinned = {**served, **pinned}
+            _write_atomic(self._keys_file(), json.dumps(pinned, sort_keys=True).encode())
+        return pinned
+
+    def _verify_signature(self, game: str, language: str, version: int, data: bytes,
+                          header: str | None) -> str:
+        if header and (found := re.fullmatch(r"keyid=([0-9a-f]+), ed25519=(\S+)", header)):
+            key_id, signature = found.groups()
+        else:
+            sig = self._json(f"/api/packs/{game}/{language}/{version}.json.sig")
+            key_id, signature = sig["key_id"], sig["signature"]
+        keys = self.trusted_keys()
+        if key_id not in keys and self._given_keys is None:
+            keys = self.trusted_keys(refresh=True)  # a new key on the server: learn it once
+        if key_id not in keys:
+            raise VerificationError(f"Release {version} is signed with key {key_id}, which "
+                                    "this client does not trust.")
+        try:
+            Ed25519PublicKey.from_public_bytes(base64.b64decode(keys[key_id])).verify(
+                base64.b64decode(signature), data)
+        except (InvalidSignature, ValueError) as exc:
+            raise VerificationError(f"Release {version} of {game} ({language}): the signature "
+                                    f"does not verify ({exc.__class__.__name__}).") from None
+        return key_id
+
+    # --- the cache ---------------------------------------------------------------------------
+
+    def _folder(self, game: str, language: str) -> Path:
+        if not re.fullmatch(r"[a-z]+", game) or not re.fullmatch(r"[A-Za-z-]+", language):
+            raise KartothekError(f"'{game}'/'{language}' is not a game and language name.")
+        return self.cache_dir / game / language
+
+    def cached(self, game: str, language: str) -> Pack | None:
+        """The pack on disk, if its bytes still match the sha256 kept beside them."""
+        folder = self._folder(game, language)
+        try:
+            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+            data = (folder / "pack.json").read_bytes()
+        except (OSError, ValueError):
+            return None
+        if hashlib.sha256(data).hexdigest() != meta.get("sha256"):
+            return None  # damaged on disk: fetched again in full
+        return Pack(game, language, meta["version"], data, meta["sha256"], meta["key_id"],
+                    "cached")
+
+    def _keep(self, pack: Pack) -> None:
+        folder = self._folder(pack.game, pack.language)
+        _write_atomic(folder / "pack.json", pack.data)
+        _write_atomic(folder / "meta.json", json.dumps(
+            {"version": pack.version, "sha256": pack.sha256, "key_id": pack.key_id}).encode())
+
+    # --- updating --------------------------------------------------------------------------
+
+    def latest_version(self, game: str, language: str) -> int:
+        answer = self._get(f"/api/packs/{game}/{language}/latest")
+        location = answer.headers.get("Location", "") if answer.status == 302 else ""
+        found = re.search(r"/(\d+)\.json$", location)
+        if not found:
+            raise KartothekError(f"No release of {game} ({language}): {answer.status} "
+                                 f"{answer.body[:200]!r}")
+        return int(found.group(1))
+
+    def update(self, game: str, language: str) -> Pack:
+        """The newest release, verified and cached; by delta when one is worth having."""
+        have = self.cached(game, language)
+        version = self.latest_version(game, language)
+        if have is not None and have.version >= version:
+            return have
+        if have is not None:
+            pack = self._by_delta(have, version)
+            if pack is not None:
+                self._keep(pack)
+                return pack
+        pack = self._full(game, language, version)
+        self._keep(pack)
+        return pack
+
+    def _by_delta(self, have: Pack, version: int) -> Pack | None:
+        answer = self._get(f"/api/packs/{have.game}/{have.language}/"
+                           f"{have.version}..{version}.delta.json")
+        if answer.status == 303:
+            return None  # too far behind, or the delta is no smaller: take the full release
+        if answer.status != 200:
+            raise KartothekError(f"Delta {have.version}..{version}: {answer.status}")
+        delta = json.loads(answer.body)
+        if delta.get("from_sha256") != have.sha256:
+            raise VerificationError("The delta is not from the release this client holds.")
+        try:
+            data = apply_delta(have.content, delta)  # checks to_sha256
+        except (DeltaError, KeyError, TypeError) as exc:
+            raise VerificationError(f"Delta {have.version}..{version} did not apply: {exc}") from None
+        key_id = self._verify_signature(have.game, have.language, version, data, None)
+        return Pack(have.game, have.language, version, data, delta["to_sha256"], key_id, "delta")
+
+    def _full(self, game: str, language: str, version: int) -> Pack:
+        answer = self._get(f"/api/packs/{game}/{language}/{version}.json")
+        if answer.status != 200:
+            raise KartothekError(f"Release {version} of {game} ({language}): {answer.status}")
+        digest = hashlib.sha256(answer.body).hexdigest()
+        if answer.headers.get("ETag", "").strip('"') != digest:
+            raise VerificationError(f"Release {version}: the bytes do not match the ETag sha256.")
+        key_id = self._verify_signature(game, language, version, answer.body,
+                                        answer.headers.get("X-Kartothek-Signature"))
+        return Pack(game, language, version, answer.body, digest, key_id, "full")
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Readers see the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
