@@ -117,6 +117,9 @@ def without_check_constraints(model):
                 cursor.execute("PRAGMA ignore_check_constraints = OFF")
     else:  # PostgreSQL: dropped inside the test's transaction, which rolls back
         with connection.cursor() as cursor:
+            # Deferred foreign-key checks of the rows just made must run before an ALTER TABLE
+            # ("pending trigger events").
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             for constraint in model._meta.constraints:
                 if hasattr(constraint, "condition") and not hasattr(constraint, "fields"):
                     cursor.execute(f'ALTER TABLE "{model._meta.db_table}" '
