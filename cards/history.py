@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
@@ -88,23 +90,25 @@ def restore_related(obj: Content, deleted_at: datetime) -> int:
     restored = _restore_translations(obj, deleted_at)
     if isinstance(obj, SloganCard):
         # A card is one unit: its slogans (with their options) come back with it.
-        history = Slogan.history.model  # type: ignore[attr-defined]
-        for row in history.objects.filter(card_id=obj.pk, history_type="-",
-                                          history_date__gte=deleted_at):
-            if Slogan.objects.filter(pk=row.id).exists():
-                continue
-            slogan = row.instance
-            slogan.save()
-            restored += 1 + restore_related(slogan, deleted_at)
+        restored += _restore_children(Slogan, {"card_id": obj.pk}, deleted_at, restore_related)
     if isinstance(obj, Slogan):
-        history = SloganOption.history.model  # type: ignore[attr-defined]
-        for row in history.objects.filter(slogan_id=obj.pk, history_type="-",
-                                          history_date__gte=deleted_at):
-            if SloganOption.objects.filter(pk=row.id).exists():
-                continue
-            option = row.instance
-            option.save()
-            restored += 1 + _restore_translations(option, deleted_at)
+        restored += _restore_children(SloganOption, {"slogan_id": obj.pk}, deleted_at,
+                                      _restore_translations)
+    return restored
+
+
+def _restore_children(model: Any, link: dict[str, int], deleted_at: datetime,
+                      then: Callable[[Any, datetime], int]) -> int:
+    """Save again the rows of ``model`` deleted with their parent (``link``: the parent's
+    key), then what ``then`` restores of each; returns how many rows came back."""
+    restored = 0
+    for row in model.history.model.objects.filter(**link, history_type="-",
+                                                  history_date__gte=deleted_at):
+        if model.objects.filter(pk=row.id).exists():
+            continue
+        child = row.instance
+        child.save()
+        restored += 1 + then(child, deleted_at)
     return restored
 
 

@@ -69,7 +69,6 @@ WRITE_TRANSLATIONS = ["cards.add_translation", "cards.change_translation"]
 @requires(get=["cards.change_translation"], post=WRITE_TRANSLATIONS)
 def translate_view(site, request: HttpRequest, game: str, language: str) -> HttpResponse:  # type: ignore[no-untyped-def]
     """Source beside translation, a page of texts at a time; filtered by state."""
-    _require(request, "cards.change_translation")
     if game not in Game.values or language not in settings.KARTOTHEK_LANGUAGES[1:]:
         raise Http404("No such game or language.")
     state = request.GET.get("state", "")
@@ -339,10 +338,9 @@ def po_download_view(site, request: HttpRequest, game: str, language: str) -> Ht
     return response
 
 
-@requires(post=WRITE_TRANSLATIONS)
+@requires(get=["cards.change_translation"], post=WRITE_TRANSLATIONS)
 def po_upload_view(site, request: HttpRequest, game: str, language: str) -> HttpResponse:  # type: ignore[no-untyped-def]
     """Read a translated PO file back; errors save nothing, conflicts keep what is stored."""
-    _require(request, "cards.change_translation")
     back = reverse("admin:cards_progress")
     if request.method != "POST":
         return HttpResponseRedirect(back)
