@@ -238,7 +238,7 @@ if env_str("KARTOTHEK_CSP_REPORT_URI"):
 # `python manage.py db_worker` (make worker).
 INSTALLED_APPS += ["django_tasks", "django_tasks_db"]
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
-KARTOTHEK_JOB_CARDS = int(env_str("KARTOTHEK_JOB_CARDS", "300"))
+KARTOTHEK_JOB_CARDS = env_int("KARTOTHEK_JOB_CARDS", 300, minimum=1)
 # Generated decks kept for download (exports.models.RenderJob).
 STORAGES["decks"] = {"BACKEND": "django.core.files.storage.FileSystemStorage",
                      "OPTIONS": {"location": VAR_DIR / "files"}}
