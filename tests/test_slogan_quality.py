@@ -164,6 +164,10 @@ OWNERS = {
     "Schwarz-Gruppe": {"Lidl", "Kaufland"},
     "Rewe": {"Penny", "toom"},
     "Edeka": {"Netto"},
+    "Deutscher Bauernverband": {"CMA"},  # one of the CMA's shareholders
+    "Bitburger": {"König Pilsener", "Licher", "Köstritzer", "Wernesgrüner"},  # Bitburger Braugruppe
+    "Porsche": {"Volkswagen", "Audi", "Seat", "Škoda"},  # Porsche SE holds the majority of VW
+    "Unilever": {"Langnese", "Nogger", "Axe", "Rexona", "Dove", "Marmite"},
 }
 
 
