@@ -1,0 +1,197 @@
+"""What a release will change (exports/changes.py): a scripted edit — a card added, one
+deleted, a field changed, a translation changed, a slogan's option changed — is listed exactly,
+per game and language, field by field; the release keeps it with the curator's note."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection, transaction
+
+from cards.models import SauschwerObject, Slogan, Translation
+from exports.changes import changed_cards, pack_changes, pending, shown, summary
+from exports.models import Release, ReleaseIsImmutable
+from exports.packs import PackError, PublishConflict, build_pack, publish
+
+
+def scripted_edit() -> None:
+    """Add an object, delete one, change a weight, change an English name, change an option."""
+    SauschwerObject.objects.create(key="ein-stein", name="Ein Stein", weight_g=500,
+                                   source="gewogen")
+    SauschwerObject.objects.get(key="eine-bowlingkugel").delete()
+    egg = SauschwerObject.objects.get(key="ein-huehnerei")
+    egg.weight_g = 62
+    egg.save()
+    tower = SauschwerObject.objects.get(key="der-eiffelturm")
+    translation = Translation.objects.get(
+        content_type=ContentType.objects.get_for_model(SauschwerObject), object_id=tower.pk,
+        field="name", language="en")
+    translation.text = "Eiffel Tower"
+    translation.save()
+    option = Slogan.objects.get(key="just-do-it").options.get(position=3)
+    option.text = "Asics"
+    option.save()
+
+
+def fields_of(changes: dict, key: str) -> list[tuple[str, str, str]]:
+    found = [item for entry in changes["lists"] for item in entry["changed"] if item["key"] == key]
+    assert len(found) == 1, key
+    return [(f["label"], shown(f["old"]), shown(f["new"])) for f in found[0]["fields"]]
+
+
+def listed(changes: dict, what: str) -> list[str]:
+    return [item["key"] for entry in changes["lists"] for item in entry[what]]
+
+
+@pytest.fixture
+def released(mini_catalogue):
+    for game in ("sauschwer", "slogan"):
+        for language in ("de", "en"):
+            assert publish(game, language).created
+
+
+def test_a_scripted_edit_is_listed_exactly_in_english(released):
+    scripted_edit()
+    changes = pending("sauschwer", "en").changes
+    assert changes["since"] == 1
+    assert changes["counts"] == {"added": 1, "removed": 1, "changed": 2}
+    assert listed(changes, "added") == ["ein-stein"]
+    assert listed(changes, "removed") == ["eine-bowlingkugel"]
+    assert listed(changes, "changed") == ["der-eiffelturm", "ein-huehnerei"]
+    assert fields_of(changes, "ein-huehnerei") == [("weight (g)", "60", "62")]
+    assert fields_of(changes, "der-eiffelturm") == [
+        ("name (en)", "The Eiffel Tower", "Eiffel Tower")]
+    added = changes["lists"][0]["added"][0]
+    # a new object has no translation yet: the English pack falls back to German
+    assert added == {"key": "ein-stein", "title": "Ein Stein"}
+    assert summary(changes) == "1 added, 1 removed, 2 changed since release 1"
+
+
+def test_a_translation_changes_only_its_own_language(released):
+    scripted_edit()
+    changes = pending("sauschwer", "de").changes
+    assert changes["counts"] == {"added": 1, "removed": 1, "changed": 1}
+    assert fields_of(changes, "ein-huehnerei") == [("weight (g)", "60", "62")]
+
+
+def test_a_changed_option_is_named_by_slogan_and_position(released):
+    scripted_edit()
+    german = pending("slogan", "de").changes
+    assert german["counts"] == {"added": 0, "removed": 0, "changed": 1}
+    assert fields_of(german, "karte-002") == [("slogan 2 › option 3 › text", "Reebok", "Asics")]
+    assert german["lists"][0]["changed"][0]["title"] == "Nichts ist unmöglich. / Just do it."
+    # English: the translation stays, but now follows a German source it was not made from
+    english = pending("slogan", "en").changes
+    assert fields_of(english, "karte-002") == [
+        ("slogan 2 › option 3 › translation state", "approved", "needs_editing"),
+        ("slogan 2 › option 3 › German source", "Reebok", "Asics")]
+
+
+def test_moving_the_correct_answer_lists_both_options(released):
+    slogan = Slogan.objects.get(key="nichts-ist-unmoeglich")
+    first, second = slogan.options.get(position=1), slogan.options.get(position=2)
+    first.is_correct, second.is_correct = False, True
+    with transaction.atomic():
+        first.save()
+        second.save()
+    assert fields_of(pending("slogan", "de").changes, "karte-002") == [
+        ("slogan 1 › option 1 › correct answer", "yes", "no"),
+        ("slogan 1 › option 2 › correct answer", "no", "yes")]
+
+
+def test_unchanged_content_has_no_changes_and_nothing_to_publish(released):
+    state = pending("sauschwer", "en")
+    assert state.empty and state.version == 2
+    assert state.changes["counts"] == {"added": 0, "removed": 0, "changed": 0}
+    assert state.changes["lists"][0]["changed"] == []
+
+
+def test_the_first_release_adds_every_card(mini_catalogue):
+    changes = pending("sauschwer", "de").changes
+    assert changes["since"] is None
+    assert changes["counts"] == {"added": 6, "removed": 0, "changed": 0}
+    assert summary(changes) == "first release: 6 added, 0 removed, 0 changed"
+    keys = [card["key"] for card in build_pack("sauschwer", "de")["body"]["cards"]]
+    assert listed(changes, "added") == keys  # in the pack's order
+
+
+def test_a_new_picture_is_shown_by_its_digest(mini_catalogue):
+    old = build_pack("symbols", "de")
+    new = copy.deepcopy(old)
+    tile = new["body"]["symbols"][0]
+    tile["picture"] = {**tile["picture"], "sha256": "ab" * 32, "url": f"/api/pictures/{'ab' * 32}.png",
+                       "width": 256}
+    changes = pack_changes({**old, "content_version": 3}, new)
+    assert fields_of(changes, tile["key"]) == [
+        ("picture", old["body"]["symbols"][0]["picture"]["sha256"], "ab" * 32),
+        ("picture › width", "512", "256")]
+    assert changed_cards(changes) == [{"game": "symbols", "language": "de", "key": tile["key"],
+                                       "previous_version": 3, "list": "symbols"}]
+
+
+def test_the_order_is_the_same_whatever_order_the_pack_keys_come_in(released):
+    scripted_edit()
+    old = json.loads(bytes(Release.objects.get(game="slogan", language="en", version=1).data))
+    new = build_pack("slogan", "en")
+    shuffled = json.loads(json.dumps(new, sort_keys=True))  # as a release stores it
+    assert pack_changes(old, new) == pack_changes(old, shuffled)
+
+
+def test_the_release_keeps_the_changes_and_the_note(released):
+    scripted_edit()
+    expected = pending("sauschwer", "en").changes
+    release = publish("sauschwer", "en", note="  Ein Stein kam dazu.\r\nDanke, Bea!  ").release
+    assert release.note == "Ein Stein kam dazu.\nDanke, Bea!"
+    assert release.changes == expected
+    assert Release.objects.get(pk=release.pk).changes == expected
+
+
+def test_release_notes_never_change(released):
+    release = Release.objects.get(game="sauschwer", language="en", version=1)
+    release.note = "rewritten"
+    with pytest.raises(ReleaseIsImmutable):
+        release.save()
+    with pytest.raises(ReleaseIsImmutable):
+        Release.objects.filter(pk=release.pk).update(note="rewritten")
+    table = Release._meta.db_table
+    for column, value in (("note", "rewritten"), ("changes", "{}")):
+        with pytest.raises(Exception, match="releases are immutable"), transaction.atomic(), \
+                connection.cursor() as cursor:
+            cursor.execute(f"UPDATE {table} SET {column} = %s WHERE id = %s", [value, release.pk])
+    stored = Release.objects.get(pk=release.pk)
+    assert stored.note == "" and stored.changes["counts"]["added"] == 6
+
+
+@pytest.mark.parametrize("note,message", [
+    ("x" * 2001, "at most 2,000"),
+    ("bad\x00byte", "control character"),
+    ("bell\x07", "control character"),
+])
+def test_a_bad_note_is_refused_and_nothing_is_published(released, note, message):
+    scripted_edit()
+    with pytest.raises(PackError, match=message):
+        publish("sauschwer", "en", note=note)
+    assert Release.objects.filter(game="sauschwer", language="en").count() == 1
+
+
+def test_a_release_published_meanwhile_stops_the_one_reviewed_before_it(released):
+    scripted_edit()
+    seen = pending("sauschwer", "en")
+    publish("sauschwer", "en")  # another curator, a moment earlier
+    with pytest.raises(PublishConflict, match="while you were reviewing"):
+        publish("sauschwer", "en", reviewed_version=seen.latest.version,
+                reviewed_sha256=seen.draft["sha256"])
+    assert Release.objects.filter(game="sauschwer", language="en").count() == 2
+
+
+def test_content_changed_after_the_review_is_not_published(released):
+    scripted_edit()
+    seen = pending("sauschwer", "en")
+    SauschwerObject.objects.create(key="ein-ziegel", name="Ein Ziegel", weight_g=2500, source="x")
+    with pytest.raises(PublishConflict, match="content changed"):
+        publish("sauschwer", "en", reviewed_version=seen.latest.version,
+                reviewed_sha256=seen.draft["sha256"])
+    assert Release.objects.filter(game="sauschwer", language="en").count() == 1
