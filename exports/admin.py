@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponseRedirect
+from django.contrib import admin
+from django.http import HttpRequest
 from django.urls import reverse
+from django.utils.dateformat import format as date_format
 from django.utils.html import format_html, format_html_join
+from django.utils.timezone import localtime
 
-from exports.changes import summary
+from exports.changes import short_summary
 from exports.models import Release
 from exports.publish_views import changes_context, publish_view, review_view
 from kartothek.permissions import WriteChecks
@@ -20,14 +21,15 @@ __all__ = ["ReleaseAdmin", "publish_view", "review_view"]
 
 @admin.register(Release)
 class ReleaseAdmin(WriteChecks, admin.ModelAdmin):
-    list_display = ("game", "language", "version", "size", "content_sha", "file_sha",
-                    "published_at", "published_by", "changes_summary", "api")
+    # Few, narrow columns: at 1280 px beside the menu and the filters there are about 630 px.
+    list_display = ("release", "content_sha", "published", "changes_summary", "api")
     list_filter = ("game", "language")
     list_select_related = ("published_by",)
-    fields = ("game", "language", "version", "size", "body_sha256", "sha256", "published_at",
-              "published_by", "api")
+    fields = ("game", "language", "version", "size", "content_sha256", "file_sha256",
+              "published_at", "published_by", "api")
     readonly_fields = fields
-    actions = ["review_and_publish"]
+    # No list actions: publishing happens only on the review page, after the changes are seen.
+    actions = None
 
     def get_queryset(self, request: HttpRequest):  # type: ignore[no-untyped-def]
         return super().get_queryset(request).defer("data", "data_gzip")
@@ -42,44 +44,50 @@ class ReleaseAdmin(WriteChecks, admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
+    @admin.display(description="release", ordering="game")
+    def release(self, release: Release) -> str:
+        return format_html('<a href="{}">{}</a>',
+                           reverse("admin:exports_release_change", args=[release.pk]), release)
+
     # Two digests, named for what they cover: the content (the pack's own "sha256", printed on
-    # a deck's contents page, the same for a draft and the release holding that content) and
-    # the release file (the API's ETag; it covers the version number too).
+    # a deck's contents page as "Content sha256", the same for a draft and the release holding
+    # that content) and the release file (the API's ETag; it covers the version number too).
     @admin.display(description="content sha256", ordering="body_sha256")
     def content_sha(self, release: Release) -> str:
         return format_html('<code title="{}">{}…</code>', release.body_sha256,
                            release.body_sha256[:12])
 
-    @admin.display(description="file sha256", ordering="sha256")
-    def file_sha(self, release: Release) -> str:
-        return format_html('<code title="{}">{}…</code>', release.sha256, release.sha256[:12])
+    @admin.display(description="content sha256")
+    def content_sha256(self, release: Release) -> str:
+        return format_html('<code>{}</code><br><span class="sha-note">of the pack\'s body: the '
+                           'pack\'s "sha256", printed on a deck\'s contents page as "Content '
+                           'sha256"; the same for the draft that holds this content</span>',
+                           release.body_sha256)
+
+    @admin.display(description="file sha256")
+    def file_sha256(self, release: Release) -> str:
+        return format_html('<code>{}</code><br><span class="sha-note">of the release file ({}): '
+                           'its ETag in the API, what its signature signs, and "Release file '
+                           'sha256" on a deck printed from this release</span>', release.sha256,
+                           release.filename)
+
+    @admin.display(description="published", ordering="published_at")
+    def published(self, release: Release) -> str:
+        when = date_format(localtime(release.published_at), "Y-m-d H:i")
+        if release.published_by is None:
+            return when
+        return format_html("{}<br>by {}", when, release.published_by)
 
     @admin.display(description="changes")
     def changes_summary(self, release: Release) -> str:
-        return summary(release.changes)
+        return short_summary(release.changes)
 
     @admin.display(description="API")
     def api(self, release: Release):  # type: ignore[no-untyped-def]
         args = [release.game, release.language, release.version]
         links = [(reverse("api:release", args=args), release.filename),
                  (reverse("api:release-signature", args=args), "signature")]
-        return format_html_join(" · ", '<a href="{}">{}</a>', links)
-
-    def has_publish_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("exports.add_release")
-
-    @admin.action(description="Review and publish the current content of the selected packs' "
-                              "game and language", permissions=["publish"])
-    def review_and_publish(self, request: HttpRequest, queryset) -> HttpResponseRedirect:  # type: ignore[no-untyped-def]
-        # Publishing freezes content for good: never in one click from a list, always after
-        # the review page has shown what changes.
-        if not request.user.has_perm("exports.add_release"):
-            raise PermissionDenied
-        packs = sorted(set(queryset.values_list("game", "language")))
-        if len(packs) == 1:
-            return HttpResponseRedirect(reverse("admin:exports_publish_review", args=packs[0]))
-        messages.info(request, "Review each pack's changes before publishing it.")
-        return HttpResponseRedirect(reverse("admin:exports_publish"))
+        return format_html_join(format_html("<br>"), '<a href="{}">{}</a>', links)
 
     def changelist_view(self, request, extra_context=None):  # type: ignore[no-untyped-def]
         extra_context = {**(extra_context or {}),

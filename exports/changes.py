@@ -214,6 +214,17 @@ def summary(changes: dict[str, Any] | None) -> str:
     return f"{text} since release {since}{extra}"
 
 
+def short_summary(changes: dict[str, Any] | None) -> str:
+    """For a list column: "1 added, 2 changed since v4", counts of zero left out."""
+    if changes is None:
+        return "not recorded"
+    counts = changes["counts"]
+    text = ", ".join(f"{counts[k]} {k}" for k in ("added", "removed", "changed") if counts[k])
+    if changes.get("since") is None:
+        return f"first release: {text or 'empty'}"
+    return f"{text or 'no card changed'} since v{changes['since']}"
+
+
 def shown(value: Any) -> str:
     """A pack value as the page shows it."""
     if value is None:

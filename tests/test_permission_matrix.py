@@ -449,8 +449,8 @@ def model_case(route: str, kind: str, model: type[Model], model_admin: admin.Mod
 
         return Case(route, url, RULE_REFUSALS[model, kind](view, add, change, delete), rule_payload)
     if kind == "changelist":
-        if model is Release:  # the action opens the review page: it writes nothing
-            action, action_need, writes = "review_and_publish", frozenset({"exports.add_release"}), False
+        if model is Release:  # no list actions: publishing is the review page's alone
+            action, action_need, writes = "publish_again", NEVER, False
         else:
             action, action_need, writes = "delete_selected", delete, True
         return Case(route, url, Need(view, action_need, writes),
