@@ -9,6 +9,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.dateformat import format as date_format
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.timezone import localtime
 
 from exports.changes import short_summary
@@ -87,7 +88,7 @@ class ReleaseAdmin(WriteChecks, admin.ModelAdmin):
         args = [release.game, release.language, release.version]
         links = [(reverse("api:release", args=args), release.filename),
                  (reverse("api:release-signature", args=args), "signature")]
-        return format_html_join(format_html("<br>"), '<a href="{}">{}</a>', links)
+        return format_html_join(mark_safe("<br>"), '<a href="{}">{}</a>', links)
 
     def changelist_view(self, request, extra_context=None):  # type: ignore[no-untyped-def]
         extra_context = {**(extra_context or {}),

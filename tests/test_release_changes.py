@@ -195,3 +195,25 @@ def test_content_changed_after_the_review_is_not_published(released):
         publish("sauschwer", "en", reviewed_version=seen.latest.version,
                 reviewed_sha256=seen.draft["sha256"])
     assert Release.objects.filter(game="sauschwer", language="en").count() == 1
+
+
+def test_the_api_release_index_shows_each_releases_notes(released, client):
+    scripted_edit()
+    second = publish("sauschwer", "en", note="Ein Stein kam dazu.").release
+    first = Release.objects.get(game="sauschwer", language="en", version=1)
+    # a release from before releases kept their notes
+    Release.objects.create(game="sign", language="de", version=1, sha256="0" * 64,
+                           body_sha256="1" * 64, size=2, data=b"{}", data_gzip=b"")
+    index = client.get("/api/packs/").json()
+    packs = {(g["game"], lang["language"]): lang["releases"] for g in index["games"]
+             for lang in g["languages"]}
+    assert packs["sauschwer", "en"] == [
+        {"version": 2, "sha256": second.sha256, "content_sha256": second.body_sha256,
+         "size": second.size, "published_at": second.published_at.isoformat(),
+         "url": "/api/packs/sauschwer/en/2.json", "note": "Ein Stein kam dazu.",
+         "changes": {"since": 1, "added": 1, "removed": 1, "changed": 2}},
+        {"version": 1, "sha256": first.sha256, "content_sha256": first.body_sha256,
+         "size": first.size, "published_at": first.published_at.isoformat(),
+         "url": "/api/packs/sauschwer/en/1.json", "note": "",
+         "changes": {"since": None, "added": 6, "removed": 0, "changed": 0}}]
+    assert packs["sign", "de"][0]["changes"] is None and packs["sign", "de"][0]["note"] == ""
