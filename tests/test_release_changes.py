@@ -217,3 +217,30 @@ def test_the_api_release_index_shows_each_releases_notes(released, client):
          "url": "/api/packs/sauschwer/en/1.json", "note": "",
          "changes": {"since": None, "added": 6, "removed": 0, "changed": 0}}]
     assert packs["sign", "de"][0]["changes"] is None and packs["sign", "de"][0]["note"] == ""
+
+
+def test_a_deck_names_both_digests_as_the_releases_list_does(released, admin_client):
+    import io
+
+    import pypdf
+
+    from exports.packs import load_pack
+    from exports.pdf import DeckOptions, render_deck
+
+    release = Release.objects.get(game="sauschwer", language="de", version=1)
+    pages = {}
+    for which in (1, "draft"):
+        out = io.BytesIO()
+        render_deck(load_pack("sauschwer", "de", release=which), DeckOptions(), out)
+        pages[which] = " ".join(pypdf.PdfReader(io.BytesIO(out.getvalue())).pages[0]
+                                .extract_text().split())
+    # The draft holds the same content as release 1: one content digest, named alike.
+    for text in pages.values():
+        assert f"Content sha256 {release.body_sha256}" in text
+    assert f"Release file sha256 {release.sha256}" in pages[1]
+    assert "Release file sha256" not in pages["draft"]
+    listed = admin_client.get("/admin/exports/release/").content.decode()
+    assert "content sha256" in listed.lower() and release.body_sha256[:12] in listed
+    page = admin_client.get(f"/admin/exports/release/{release.pk}/change/").content.decode()
+    assert release.sha256 in page and release.body_sha256 in page
+    assert "File sha256" in page and "Content sha256" in page
