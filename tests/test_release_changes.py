@@ -244,3 +244,40 @@ def test_a_deck_names_both_digests_as_the_releases_list_does(released, admin_cli
     page = admin_client.get(f"/admin/exports/release/{release.pk}/change/").content.decode()
     assert release.sha256 in page and release.body_sha256 in page
     assert "File sha256" in page and "Content sha256" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_curators_confirming_at_once_make_exactly_one_release(mini_catalogue):
+    """Real threads, each with its own connection, through the whole review form: one
+    release per version, and the other curator is told nothing was published."""
+    from django.contrib.auth.models import Group, User
+    from django.test import Client
+
+    from tests.publishing import review_url, reviewed
+    from tests.test_concurrency import race
+
+    clients = []
+    for name in ("anna", "bernd"):
+        user = User.objects.create_user(name, "", "pw", is_staff=True)
+        user.groups.add(Group.objects.get(name="Curators"))
+        client = Client()
+        client.force_login(user)
+        clients.append(client)
+    publish("sauschwer", "en")
+    for round_number in range(2):
+        SauschwerObject.objects.create(key=f"stein-{round_number}", name=f"Stein {round_number}",
+                                       weight_g=500 + round_number, source="gewogen")
+        forms = [reviewed(c.get(review_url("sauschwer", "en")).content.decode()) for c in clients]
+        posts = [lambda c=c, f=f: c.post(review_url("sauschwer", "en"),
+                                         {**f, "confirm": "on", "note": "mine"})
+                 for c, f in zip(clients, forms, strict=True)]
+        answers = race(*posts)
+        codes = sorted(getattr(a, "status_code", repr(a)) for a in answers)
+        assert codes == [200, 302], (round_number, codes)
+        loser = next(a for a in answers if a.status_code == 200).content.decode()
+        assert "while you were reviewing: nothing was published" in loser
+        versions = list(Release.objects.filter(game="sauschwer", language="en")
+                        .values_list("version", flat=True))
+        assert sorted(versions) == list(range(1, round_number + 3))
+        newest = Release.objects.latest_of("sauschwer", "en")
+        assert newest.changes["counts"] == {"added": 1, "removed": 0, "changed": 0}
