@@ -281,3 +281,66 @@ def test_two_curators_confirming_at_once_make_exactly_one_release(mini_catalogue
         assert sorted(versions) == list(range(1, round_number + 3))
         newest = Release.objects.latest_of("sauschwer", "en")
         assert newest.changes["counts"] == {"added": 1, "removed": 0, "changed": 0}
+
+
+@pytest.fixture
+def curator_client(client):
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user("carla", "", "pw", is_staff=True)
+    user.groups.add(Group.objects.get(name="Curators"))
+    client.force_login(user)
+    return client
+
+
+def test_publishing_without_the_tick_publishes_nothing_and_keeps_the_note(released,
+                                                                         curator_client):
+    from tests.publishing import review_url, reviewed
+
+    scripted_edit()
+    url = review_url("sauschwer", "en")
+    form = reviewed(curator_client.get(url).content.decode())
+    page = curator_client.post(url, {**form, "note": "Mein Text"}).content.decode()
+    assert "Tick the box to confirm: a release is frozen for good." in page
+    assert "Mein Text</textarea>" in page
+    assert Release.objects.filter(game="sauschwer", language="en").count() == 1
+
+
+@pytest.mark.parametrize("form", [
+    {},  # a form without what the page showed (forged, or from an older page)
+    {"reviewed_version": "1", "reviewed_sha256": "not a digest"},
+])
+def test_a_confirmation_without_what_was_reviewed_shows_the_review_again(released,
+                                                                         curator_client, form):
+    from tests.publishing import review_url, reviewed
+
+    scripted_edit()
+    page = curator_client.post(review_url("sauschwer", "en"), {**form, "confirm": "on"})
+    assert page.status_code == 200
+    # shown again with the values of what is on screen now: confirming that publishes
+    assert reviewed(page.content.decode())["reviewed_version"] == "1"
+    assert Release.objects.filter(game="sauschwer", language="en").count() == 1
+
+
+def test_a_control_character_in_the_note_is_refused_on_the_page(released, curator_client):
+    from tests.publishing import review_url, reviewed
+
+    scripted_edit()
+    url = review_url("sauschwer", "en")
+    form = reviewed(curator_client.get(url).content.decode())
+    page = curator_client.post(url, {**form, "confirm": "on", "note": "a\x07b"}).content.decode()
+    assert "The note holds a control character; write plain text." in page
+    assert Release.objects.filter(game="sauschwer", language="en").count() == 1
+
+
+def test_a_long_change_list_is_folded_and_cut_but_counted(mini_catalogue):
+    from exports.publish_views import OPEN_UP_TO, SHOWN_PER_GROUP, changes_context
+
+    SauschwerObject.objects.bulk_create(
+        SauschwerObject(key=f"stein-{i:03}", name=f"Stein {i}", weight_g=i + 1, source="x")
+        for i in range(SHOWN_PER_GROUP + 5))
+    shown_list = changes_context(pending("sauschwer", "de").changes)["lists"][0]
+    assert shown_list["added"]["count"] == SHOWN_PER_GROUP + 11  # the mini catalogue's 6 too
+    assert len(shown_list["added"]["items"]) == SHOWN_PER_GROUP
+    assert shown_list["added"]["hidden"] == 11 and shown_list["added"]["open"] is False
+    assert OPEN_UP_TO < SHOWN_PER_GROUP
