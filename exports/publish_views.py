@@ -62,14 +62,20 @@ def _group(items: list[dict[str, Any]]) -> dict[str, Any]:
             "hidden": max(0, len(items) - SHOWN_PER_GROUP), "open": len(items) <= OPEN_UP_TO}
 
 
+def _as_text(field: dict[str, Any]) -> dict[str, Any]:
+    old, new = shown(field["old"]), shown(field["new"])
+    if field["field"].endswith("status"):  # "needs_editing" as the editor says it
+        old, new = old.replace("_", " "), new.replace("_", " ")
+    return {**field, "old": old, "new": new}
+
+
 def changes_context(changes: dict[str, Any], *, pairs: bool = False) -> dict[str, Any]:
     """The change list as the templates show it: values as text, long groups folded."""
     lists = []
     for entry in changes["lists"]:
         if not any(entry["counts"].values()) and not entry["reordered"]:
             continue
-        changed = [{**item, "fields": [{**f, "old": shown(f["old"]), "new": shown(f["new"])}
-                                       for f in item["fields"]]}
+        changed = [{**item, "fields": [_as_text(f) for f in item["fields"]]}
                    for item in entry["changed"]]
         if pairs:
             for item, pair in zip(changed, changed_cards({**changes, "lists": [entry]}),
@@ -77,7 +83,7 @@ def changes_context(changes: dict[str, Any], *, pairs: bool = False) -> dict[str
                 item["pair"] = pair
         lists.append({**entry, "added": _group(entry["added"]), "removed": _group(entry["removed"]),
                       "changed": _group(changed)})
-    other = [{**f, "old": shown(f["old"]), "new": shown(f["new"])} for f in changes["other"]]
+    other = [_as_text(f) for f in changes["other"]]
     return {"changes": changes, "summary": summary(changes), "lists": lists, "other": other,
             "card_pair_templates": CARD_PAIR_TEMPLATES if pairs else None}
 
