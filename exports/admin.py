@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.db.models import F
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.dateformat import format as date_format
@@ -33,7 +34,10 @@ class ReleaseAdmin(WriteChecks, admin.ModelAdmin):
     actions = None
 
     def get_queryset(self, request: HttpRequest):  # type: ignore[no-untyped-def]
-        return super().get_queryset(request).defer("data", "data_gzip")
+        # The list needs only the counts of each release's changes (a first release lists
+        # every card): read from inside the JSON, the whole of it only on a release's page.
+        return super().get_queryset(request).defer("data", "data_gzip", "changes").annotate(
+            changes_since=F("changes__since"), changes_counts=F("changes__counts"))
 
     # A release never changes: no adding here (publish instead), no editing, no deleting.
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -81,7 +85,9 @@ class ReleaseAdmin(WriteChecks, admin.ModelAdmin):
 
     @admin.display(description="changes")
     def changes_summary(self, release: Release) -> str:
-        return short_summary(release.changes)
+        counts = getattr(release, "changes_counts", None)
+        return short_summary(None if counts is None else
+                             {"since": getattr(release, "changes_since", None), "counts": counts})
 
     @admin.display(description="API")
     def api(self, release: Release):  # type: ignore[no-untyped-def]

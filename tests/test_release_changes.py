@@ -241,6 +241,7 @@ def test_a_deck_names_both_digests_as_the_releases_list_does(released, admin_cli
     assert "Release file sha256" not in pages["draft"]
     listed = admin_client.get("/admin/exports/release/").content.decode()
     assert "content sha256" in listed.lower() and release.body_sha256[:12] in listed
+    assert "first release: 6 added" in listed  # the changes' counts, read from inside the JSON
     page = admin_client.get(f"/admin/exports/release/{release.pk}/change/").content.decode()
     assert release.sha256 in page and release.body_sha256 in page
     assert "File sha256" in page and "Content sha256" in page
