@@ -109,7 +109,8 @@ def _review_page(site: Any, request: HttpRequest, state: Pending, form: ConfirmF
     label = Game(game).label
     context = {
         **site.each_context(request),
-        "title": f"Publish {label} ({language}) release {state.version}",
+        "title": (f"{label} ({language}): nothing to publish" if state.empty
+                  else f"Publish {label} ({language}) release {state.version}"),
         "game": game, "game_label": label, "language": language, "state": state, "form": form,
         "card_pairs": changed_cards(state.changes),
         **changes_context(state.changes, pairs=True),
