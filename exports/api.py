@@ -148,13 +148,17 @@ def _release_url(game: str, language: str, version: int) -> str:
 def index(request: HttpRequest) -> JsonResponse:
     """Every game and language with its releases, newest first."""
     releases: dict[tuple[str, str], list[dict[str, object]]] = {}
-    for game, language, version, digest, size, published in Release.objects.order_by(
-        "game", "language", "-version"
-    ).values_list("game", "language", "version", "sha256", "size", "published_at"):
+    # The release notes' counts only (a first release lists every card, too much for an index).
+    for game, language, version, digest, content, size, published, note, since, counts in (
+        Release.objects.order_by("game", "language", "-version").values_list(
+            "game", "language", "version", "sha256", "body_sha256", "size", "published_at",
+            "note", "changes__since", "changes__counts")):
         releases.setdefault((game, language), []).append({
-            "version": version, "sha256": digest, "size": size,
+            "version": version, "sha256": digest, "content_sha256": content, "size": size,
             "published_at": published.isoformat(),
             "url": _release_url(game, language, version),
+            "note": note,
+            "changes": None if counts is None else {"since": since, **counts},
         })
     games = []
     for game, label in Game.choices:

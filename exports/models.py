@@ -45,6 +45,12 @@ class Release(models.Model):
     published_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The release notes, written once with the release and as immutable as its bytes.
+    note = models.TextField(blank=True, default="", help_text="the curator's note")
+    changes = models.JSONField(
+        null=True, blank=True,
+        help_text="what changed since the previous release (exports/changes.py); empty for "
+                  "releases published before releases kept their changes")
 
     objects = ReleaseQuerySet.as_manager()
 

@@ -428,18 +428,56 @@ class Published:
     created: bool  # False: the content had not changed, the latest release stands
 
 
-def publish(game: str, language: str, *, user: Any = None) -> Published:
-    """Publish the current content as the next release, unless nothing changed."""
+class PublishConflict(PackError):
+    """What the curator reviewed is not what would be published any more."""
+
+
+NOTE_MAX_CHARS = 2000
+
+
+def clean_note(note: str) -> str:
+    """The curator's note as it is kept: trimmed, plain lines, at most 2,000 characters."""
+    text = note.replace("\r\n", "\n").replace("\r", "\n").strip()
+    if len(text) > NOTE_MAX_CHARS:
+        raise PackError(f"The note has {len(text):,} characters; at most {NOTE_MAX_CHARS:,} "
+                        "are kept with a release.")
+    if any((ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0 for c in text):
+        raise PackError("The note holds a control character; write plain text.")
+    return text
+
+
+def publish(game: str, language: str, *, user: Any = None, note: str = "",
+            reviewed_version: int | None = None, reviewed_sha256: str | None = None) -> Published:
+    """Publish the current content as the next release, unless nothing changed.
+
+    The release keeps what changed since the previous one (exports/changes.py) and ``note``.
+    ``reviewed_version`` (0: none yet) and ``reviewed_sha256`` (the draft's) are what a
+    curator saw before confirming: a release published meanwhile, or content changed since,
+    raises PublishConflict instead of publishing something nobody reviewed.
+    """
+    from exports.changes import pack_changes
+
     check_game_and_language(game, language)
+    note = clean_note(note)
     draft = build_pack(game, language)
+    if reviewed_sha256 is not None and draft["sha256"] != reviewed_sha256:
+        raise PublishConflict("The content changed while you were reviewing it: nothing was "
+                              "published. Review the changes again.")
     for _attempt in range(3):
         latest = Release.objects.latest_of(game, language)
+        if reviewed_version is not None and (latest.version if latest else 0) != reviewed_version:
+            if latest is None:  # only a forged form says so: releases never go away
+                raise PublishConflict(f"There is no release {reviewed_version} to publish after.")
+            who = f" by {latest.published_by}" if latest.published_by else ""
+            raise PublishConflict(f"{latest} was published{who} while you were reviewing: "
+                                  "nothing was published. Review the changes since it.")
         if latest is not None and latest.body_sha256 == draft["sha256"]:
             return Published(latest, created=False)
         version = (latest.version if latest else 0) + 1
         pack = {**draft, "content_version": version}
         validate(pack)
         data = canonical(pack)
+        changes = pack_changes(json.loads(bytes(latest.data)) if latest else None, pack)
         try:
             with transaction.atomic():
                 for picture in pictures_of(pack):
@@ -461,6 +499,7 @@ def publish(game: str, language: str, *, user: Any = None) -> Published:
                     body_sha256=pack["sha256"], size=len(data), data=data,
                     data_gzip=gzip_bytes(data),
                     published_by=user if getattr(user, "is_authenticated", False) else None,
+                    note=note, changes=changes,
                 )
                 # Signed in the same transaction: a release is never seen without the
                 # signature it will always have (none only when no key is configured).

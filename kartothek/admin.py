@@ -72,7 +72,7 @@ class KartothekAdminSite(admin.AdminSite):
     def get_urls(self):  # type: ignore[no-untyped-def]
         from cards import views
         from exports import print_views
-        from exports.admin import publish_view
+        from exports.admin import publish_view, review_view
 
         def page(view):  # type: ignore[no-untyped-def]
             return self.admin_view(lambda request, **kwargs: view(self, request, **kwargs))
@@ -86,6 +86,8 @@ class KartothekAdminSite(admin.AdminSite):
                 name="cards_translate",
             ),
             path("exports/publish/", page(publish_view), name="exports_publish"),
+            path("exports/publish/<str:game>/<str:language>/", page(review_view),
+                 name="exports_publish_review"),
             path("exports/print/<str:game>/", page(print_views.print_view), name="exports_print"),
             path("exports/job/<int:pk>/", page(print_views.job_view), name="exports_job"),
             path("exports/job/<int:pk>/download/", page(print_views.job_download),

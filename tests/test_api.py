@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from cards.models import SauschwerObject
 from exports.models import Release
 from exports.packs import publish, validate
+from tests.publishing import confirm_publish, review_url
 
 pytestmark = pytest.mark.django_db
 
@@ -166,16 +167,23 @@ def test_a_curator_publishes_from_the_admin_and_unchanged_content_is_no_change(m
     user.groups.add(Group.objects.get(name="Curators"))
     client.force_login(user)
     page = client.get("/admin/exports/publish/").content.decode()
-    assert "Publish v1" in page
-    response = client.post("/admin/exports/publish/", {"game": "sign", "language": "en"},
-                           follow=True)
-    assert "Published Sign (en) v1." in response.content.decode()
+    assert "Review and publish v1" in page
+    response = confirm_publish(client, "sign", "en")
     release = Release.objects.get()
+    assert (f'Published <a href="/admin/exports/release/{release.pk}/change/">Sign (en) v1</a>'
+            in response.content.decode())
     assert release.published_by == user
-    response = client.post("/admin/cards/signcard/", {})  # unrelated page still fine
-    again = client.post("/admin/exports/release/", {
-        "action": "publish_again", "_selected_action": [release.pk]}, follow=True)
-    assert "No change: Sign (en) v1 already holds this content." in again.content.decode()
+    # The releases list no longer publishes in one click (its action is gone), and the
+    # review page has nothing to offer for unchanged content.
+    assert client.post("/admin/exports/release/", {
+        "action": "publish_again", "_selected_action": [release.pk]}).status_code == 403
+    again = client.get(review_url("sign", "en")).content.decode()
+    assert "Nothing changed since" in again and 'id="publish-form"' not in again
+    # The same confirmation sent again (a second tab opened before) publishes nothing.
+    response = client.post(review_url("sign", "en"), {
+        "confirm": "on", "reviewed_version": "0", "reviewed_sha256": release.body_sha256})
+    assert "Sign (en) v1 was published by carla while you were reviewing" in (
+        response.content.decode())
     assert Release.objects.count() == 1
 
 
@@ -200,4 +208,6 @@ def test_translators_cannot_publish(mini_catalogue, client):
     client.force_login(user)
     assert client.post("/admin/exports/publish/", {"game": "sign", "language": "en"}
                        ).status_code == 403
+    assert client.get(review_url("sign", "en")).status_code == 403
+    assert client.post(review_url("sign", "en"), {"confirm": "on"}).status_code == 403
     assert not Release.objects.exists()

@@ -27,6 +27,7 @@ from exports.models import Release
 from exports.packs import PackError, build_pack, load_pack, publish, validate
 from exports.pdf.cards import groups_of
 from exports.print_views import print_view
+from tests.publishing import confirm_publish
 
 pytestmark = pytest.mark.django_db
 
@@ -320,8 +321,7 @@ def test_the_publish_page_reports_the_incomplete_card(mini_catalogue, curator):
     break_card_behind_the_models_back()
     # German: the broken card's one slogan is known in the German market only, so the
     # English edition does not hold the card at all (cards are in an edition whole).
-    response = curator.post(reverse("admin:exports_publish"), {"game": "slogan", "language": "de"},
-                            follow=True)
+    response = confirm_publish(curator, "slogan", "de")
     assert response.status_code == 200
     assert "slogan card karte-003: slogan 2 is missing" in response.content.decode()
     assert not Release.objects.exists()

@@ -449,11 +449,11 @@ def model_case(route: str, kind: str, model: type[Model], model_admin: admin.Mod
 
         return Case(route, url, RULE_REFUSALS[model, kind](view, add, change, delete), rule_payload)
     if kind == "changelist":
-        if model is Release:
-            action, action_need = "publish_again", frozenset({"exports.add_release"})
+        if model is Release:  # no list actions: publishing is the review page's alone
+            action, action_need, writes = "publish_again", NEVER, False
         else:
-            action, action_need = "delete_selected", delete
-        return Case(route, url, Need(view, action_need, True),
+            action, action_need, writes = "delete_selected", delete, True
+        return Case(route, url, Need(view, action_need, writes),
                     lambda w, su: {"action": action, "_selected_action": [target(w).pk],
                                    "index": "0", "post": "yes"},
                     lambda w: free(target(w)))
@@ -578,6 +578,12 @@ def _print_payload(world: World, su: Client) -> dict[str, Any]:
             "language": "en", "print": "Download PDF"}
 
 
+def _publish_payload(world: World, su: Client) -> dict[str, Any]:
+    # what the review page shows (the world changed an object since release 1), confirmed
+    return {**page_form(su, "/admin/exports/publish/sauschwer/en/"), "confirm": "on",
+            "note": "Geprüft."}
+
+
 STAFF_ONLY = frozenset({STAFF})
 CHANGE_CARDS = perms("change", models=[ConceptCard])
 TRANSLATIONS_VIEW = perms("view", models=[Translation])
@@ -610,8 +616,10 @@ PAGES: dict[str, tuple[Need, Callable[[World, Client], dict[str, Any]]]] = {
     "cards_po_download": (Need(TRANSLATIONS_VIEW, TRANSLATIONS_VIEW, False), lambda w, su: {}),
     "cards_po_upload": (Need(perms("change", models=[Translation]), TRANSLATIONS_WRITE, True),
                         _po_payload),
-    "exports_publish": (Need(PUBLISH, PUBLISH, True),
+    # The overview only shows; publishing is the review page's confirmed form.
+    "exports_publish": (Need(PUBLISH, PUBLISH, False, statuses={"POST": 405}),
                         lambda w, su: {"game": "sauschwer", "language": "en"}),
+    "exports_publish_review": (Need(PUBLISH, PUBLISH, True), _publish_payload),
     "exports_print": (Need(perms("change", models=SAUSCHWER), perms("change", models=SAUSCHWER),
                            False), _print_payload),
     # a background deck's page and its file (queued in the world: no file yet, 404)

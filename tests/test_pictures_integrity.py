@@ -30,6 +30,7 @@ from cards.catalogue import import_catalogue
 from cards.models import ConceptCard, SymbolTile, Translation
 from exports.models import PackPicture, Release
 from exports.packs import build_pack, canonical, publish, sha256, with_embedded_pictures
+from tests.publishing import confirm_publish
 
 MINI = Path(__file__).parent / "data" / "mini"
 
@@ -294,8 +295,7 @@ def test_a_picture_changed_on_disk_is_refused_by_publish_print_and_the_api(
     assert not Release.objects.exists()
     assert not PackPicture.objects.filter(sha256=handy.image_sha256).exists()
 
-    response = curator.post("/admin/exports/publish/", {"game": "symbols", "language": "en"},
-                            follow=True)
+    response = confirm_publish(curator, "symbols", "en")
     assert "symbol tile &#x27;handy&#x27;" in response.content.decode()
     assert not Release.objects.exists()
 

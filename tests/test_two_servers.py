@@ -22,6 +22,7 @@ from django.contrib.auth.models import Group, User
 from django.db import connection
 
 from cards.catalogue import import_catalogue
+from exports.changes import pending
 from exports.models import Release
 from tests.conftest import MINI
 from tests.test_production import clean_environment, free_port, start_gunicorn, stop, wait_until_up
@@ -132,8 +133,10 @@ def test_a_release_published_on_one_server_is_served_by_the_other_at_once(two_se
     assert status == 200 and b"carla" in page.lower()
 
     for version in (1, 2):
-        status, headers, _ = curator.post_form(
-            a, "/admin/exports/publish/", {"game": "sauschwer", "language": "en"})
+        # what the review page shows and its confirmation sends back
+        reviewed = {"reviewed_version": str(version - 1), "confirm": "on",
+                    "reviewed_sha256": pending("sauschwer", "en").draft["sha256"]}
+        status, headers, _ = curator.post_form(a, "/admin/exports/publish/sauschwer/en/", reviewed)
         assert status == 302, status
         status, headers, _ = reader.request(b, "GET", "/api/packs/sauschwer/en/latest")
         assert status == 302

@@ -6,7 +6,7 @@ to the front of the document.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from exports.pdf.options import INCH, PAPERS
 
@@ -67,6 +67,16 @@ def _wrapped(renderer: DeckRenderer, x: float, y: float, width: float, text: str
     return y
 
 
+def _file_sha256(pack: dict[str, Any]) -> list[tuple[str, str]]:
+    """The release file's sha256 (a release is stored as its canonical bytes), unless the
+    pack is not a release as published (the draft, or a file with the pictures inside)."""
+    from exports.packs import canonical, pictures_of, sha256
+
+    if pack["content_version"] == "draft" or any("data" in p for p in pictures_of(pack)):
+        return []
+    return [("Release file sha256", sha256(canonical(pack)))]
+
+
 def contents(renderer: DeckRenderer, paper_w: float, paper_h: float) -> None:
     from exports.pdf.render import GAME_TITLES, MAX_LISTED
 
@@ -83,7 +93,10 @@ def contents(renderer: DeckRenderer, paper_w: float, paper_h: float) -> None:
         ("Game", f"{title} ({pack['game']})"),
         ("Language", pack["language"]),
         ("Content", release),
-        ("Pack sha256", pack["sha256"]),
+        # Named as the releases list names them: the content's digest is the same for the
+        # draft and the release that holds it; the file's is the API's ETag for that release.
+        ("Content sha256", pack["sha256"]),
+        *_file_sha256(pack),
         ("Cards", ", ".join(f"{count} {renderer.designs[name].title.lower()}"
                             for name, count in report.counts.items())),
         *options.describe(),
@@ -93,7 +106,7 @@ def contents(renderer: DeckRenderer, paper_w: float, paper_h: float) -> None:
     ]
     for name, value in rows:
         _text(renderer, left, y, name, size=8.5, role="bold", ink=GREY)
-        role = "mono" if name == "Pack sha256" else "regular"
+        role = "mono" if name.endswith("sha256") else "regular"
         y = _wrapped(renderer, left + 38, y, paper_w - left - 58, value, size=8.5, role=role) - 1.6
     y -= 4
     _text(renderer, left, y, "Before you print", size=11, role="bold")

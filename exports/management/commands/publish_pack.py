@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from exports.changes import summary
 from exports.packs import PackError, publish
 
 
@@ -9,17 +10,19 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("game", help="symbols, sign, slogan or sauschwer")
         parser.add_argument("--lang", required=True)
+        parser.add_argument("--note", default="", help="the release notes' own words (the "
+                            "changes since the previous release are kept anyway)")
 
-    def handle(self, *args, game, lang, **options):
+    def handle(self, *args, game, lang, note, **options):
         try:
-            result = publish(game, lang)
+            result = publish(game, lang, note=note)
         except PackError as exc:
             raise CommandError(str(exc)) from None
         release = result.release
         if result.created:
             self.stdout.write(self.style.SUCCESS(
                 f"Published {game} ({lang}) release {release.version}: {release.size:,} bytes, "
-                f"sha256 {release.sha256}."))
+                f"file sha256 {release.sha256}; {summary(release.changes)}."))
         else:
             self.stdout.write(f"No change: {game} ({lang}) release {release.version} already "
                               "holds this content.")
