@@ -40,7 +40,7 @@ class ReleaseAdmin(WriteChecks, admin.ModelAdmin):
     actions = ["publish_again"]
 
     def get_queryset(self, request: HttpRequest):  # type: ignore[no-untyped-def]
-        return super().get_queryset(request).defer("data", "data_gzip")
+        return super().get_queryset(request)
 
     # A release never changes: no adding here (publish instead), no editing, no deleting.
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -92,7 +92,7 @@ def publish_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[no
     rows = []
     for game, label in Game.choices:
         for language in settings.KARTOTHEK_LANGUAGES:
-            latest = Release.objects.defer("data", "data_gzip").latest_of(game, language)
+            latest = Release.objects.latest_of(game, language)
             draft_sha = build_pack(game, language)["sha256"]
             rows.append({
                 "game": game, "label": label, "language": language, "latest": latest,

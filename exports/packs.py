@@ -459,7 +459,6 @@ def publish(game: str, language: str, *, user: Any = None) -> Published:
                 release = Release.objects.create(
                     game=game, language=language, version=version, sha256=sha256(data),
                     body_sha256=pack["sha256"], size=len(data), data=data,
-                    data_gzip=gzip_bytes(data),
                     published_by=user if getattr(user, "is_authenticated", False) else None,
                 )
                 # Signed in the same transaction: a release is never seen without the

@@ -44,7 +44,6 @@ def dump(out: Path) -> None:
     for release in Release.objects.all():
         name = f"release-{release.game}-{release.language}-{release.version}"
         (out / f"{name}.json").write_bytes(bytes(release.data))
-        (out / f"{name}.json.gz").write_bytes(bytes(release.data_gzip))
         (out / f"{name}.sha256").write_text(f"{release.sha256} {release.body_sha256} {release.size}")
 
 
