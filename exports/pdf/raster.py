@@ -10,11 +10,8 @@ flat-coloured cards are as small (±3 %); zlib at level 1 deflates a face in ~4.
 (isal) level 1 the same bytes to within 2 % of that size in ~0.6 ms.
 
 The Tabletop Simulator sheets (``pages_to_images``) still use pdftoppm (Debian's
-poppler-utils), which writes raw PPM to its stdout.
-
-pdftoppm writes raw PPM to its stdout (no temporary files, no PNG encoded by pdftoppm only
-to be decoded again): its own PNG encoder at libpng's default level costs about four times
-the rasterising; Pillow at level 1 makes files a third bigger in a fifth of the time.
+poppler-utils), which writes raw PPM to its stdout (no temporary files, no PNG encoded by
+pdftoppm only to be decoded again).
 """
 
 from __future__ import annotations
