@@ -58,7 +58,7 @@ def prepare() -> None:
     from django.db import connections
 
     from exports.models import Release
-    from exports.packs import canonical, gzip_bytes, sha256
+    from exports.packs import canonical, sha256
     from tests.engines.packs import sauschwer_pack, sign_pack, slogan_pack, symbols_pack
 
     call_command("migrate", verbosity=0)
@@ -67,8 +67,7 @@ def prepare() -> None:
         pack = {**pack, "language": "en", "content_version": 1}
         data = canonical(pack)
         Release.objects.create(game=game, language="en", version=1, sha256=sha256(data),
-                               body_sha256=pack["sha256"], size=len(data), data=data,
-                               data_gzip=gzip_bytes(data))
+                               body_sha256=pack["sha256"], size=len(data), data=data)
     connections.close_all()
 
 

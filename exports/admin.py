@@ -36,7 +36,7 @@ class ReleaseAdmin(WriteChecks, admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest):  # type: ignore[no-untyped-def]
         # The list needs only the counts of each release's changes (a first release lists
         # every card): read from inside the JSON, the whole of it only on a release's page.
-        return super().get_queryset(request).defer("data", "data_gzip", "changes").annotate(
+        return super().get_queryset(request).defer("changes").annotate(
             changes_since=F("changes__since"), changes_counts=F("changes__counts"))
 
     # A release never changes: no adding here (publish instead), no editing, no deleting.

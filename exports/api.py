@@ -2,8 +2,9 @@
 
 A release never changes, so it is served with its sha256 as ETag and cached for a year;
 ``If-None-Match`` is answered with 304 from the sha256 alone, without reading the pack.
-Released bytes (plain and gzip) are also kept in a small in-process cache keyed by sha256,
-which needs no invalidation because the bytes behind a sha256 cannot change.
+Released bytes (read from the release storage, checked against their sha256) and their gzip
+are kept in a small in-process cache keyed by sha256, which needs no invalidation because
+the bytes behind a sha256 cannot change; a missing or changed file is a JSON 503 or 409.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from exports.packs import (
     sha256,
     with_embedded_pictures,
 )
+from exports.release_files import ReleaseFileError, read_release
 from exports.signing import ALGORITHM, public_keys
 from kartothek.permissions import draft_permissions, has_all
 
@@ -128,9 +130,21 @@ def _release_sha(game: str, language: str, version: int) -> str:
 
 @lru_cache(maxsize=64)
 def _release_bytes(release_sha: str) -> tuple[bytes, bytes]:
-    data, compressed = Release.objects.filter(sha256=release_sha).values_list(
-        "data", "data_gzip").get()
-    return bytes(data), bytes(compressed)
+    """A release's bytes from the release storage, checked against the sha256, and their gzip.
+
+    Raises ReleaseFileError (not cached: a restored file is served at the next request).
+    """
+    game, language, version = Release.objects.filter(sha256=release_sha).values_list(
+        "game", "language", "version").get()
+    data = read_release(release_sha, label=f"Release {version} of {game} ({language})")
+    return data, gzip_bytes(data)
+
+
+def _release_file_error(exc: ReleaseFileError) -> JsonResponse:
+    response = error(exc.status, str(exc))
+    if exc.status == 503:
+        response["Retry-After"] = "60"
+    return response
 
 
 @lru_cache(maxsize=16)
@@ -205,6 +219,8 @@ def release(request: HttpRequest, game: str, language: str, version: int) -> Htt
     if request.GET.get("pictures") == "embedded":
         try:
             data, compressed, embedded_sha = _embedded_bytes(digest)
+        except ReleaseFileError as exc:
+            return _release_file_error(exc)
         except PackError as exc:  # a picture no longer matches its sha256: refuse, never guess
             return error(409, str(exc))
         etag = f'"{embedded_sha}"'
@@ -214,7 +230,10 @@ def release(request: HttpRequest, game: str, language: str, version: int) -> Htt
         etag = f'"{digest}"'
         if _etag_matches(request, etag):
             return _not_modified(etag, IMMUTABLE)  # answered from the sha256 alone
-        data, compressed = _release_bytes(digest)
+        try:
+            data, compressed = _release_bytes(digest)
+        except ReleaseFileError as exc:  # missing or changed: never serve other bytes
+            return _release_file_error(exc)
     response = _pack_response(request, data, compressed, etag, IMMUTABLE)
     if request.GET.get("pictures") != "embedded":  # the signature covers the release bytes only
         signed = _signature_of(digest)
@@ -401,6 +420,8 @@ def delta(request: HttpRequest, game: str, language: str, since: int,
         return _not_modified(etag, IMMUTABLE)  # from the two sha256s alone
     try:
         found = _delta_bytes(from_sha, to_sha, embedded)
+    except ReleaseFileError as exc:
+        return _release_file_error(exc)
     except PackError as exc:  # an embedded picture no longer matches its sha256
         return error(409, str(exc))
     if found is None:

@@ -6,6 +6,11 @@ print-shop deck and every PDF of more than ``KARTOTHEK_JOB_CARDS`` cards as a Re
 worker (``python manage.py db_worker``, ``make worker``) renders it into a temporary file,
 keeps the file through the ``decks`` storage (a folder, or object storage: README,
 "Storage"), and records progress and failures on the job, which the job page shows.
+
+Finished jobs are kept ``KARTOTHEK_JOB_KEEP_DAYS`` days: after each job the worker deletes
+older ones with their files (``expire_render_jobs``; also ``manage.py expire_render_jobs``
+for a cron job when no worker runs), and files in ``decks/`` that no job names (a worker
+stopped between storing a file and recording it) once they are as old.
 """
 
 from __future__ import annotations
@@ -13,12 +18,13 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
-from dataclasses import fields
+from dataclasses import dataclass, fields
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.files import File
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from django_tasks import task
 
@@ -102,7 +108,62 @@ def render_job(job_id: int) -> str:
         # the task framework keeps the traceback; the curator sees what went wrong
         _fail(job_id, f"Unexpected error ({type(exc).__name__}): {exc}")
         raise
+    finally:
+        _expire_quietly()
     return name
+
+
+def _expire_quietly() -> None:
+    try:
+        expire_render_jobs()
+    except Exception:  # an expiry that fails must not fail the job that was just rendered
+        logger.exception("expiring old render jobs failed")
+
+
+@dataclass(frozen=True)
+class Expired:
+    jobs: int
+    files: int
+
+
+def expire_render_jobs(now: datetime | None = None) -> Expired:
+    """Delete finished jobs (done or failed) older than KARTOTHEK_JOB_KEEP_DAYS and their
+    files, and files under ``decks/`` that no job names once they are that old.
+
+    A job still queued or running is never touched, nor is its file. Each file is deleted
+    before its row: a crash in between leaves a row without a file (its download answers
+    that the file is gone), never a file nobody will delete.
+    """
+    cutoff = (now or timezone.now()) - timedelta(days=settings.KARTOTHEK_JOB_KEEP_DAYS)
+    storage = deck_storage()
+    finished = [RenderJob.Status.DONE, RenderJob.Status.FAILED]
+    old = RenderJob.objects.filter(status__in=finished).filter(
+        Q(finished_at__lt=cutoff) | Q(finished_at__isnull=True, requested_at__lt=cutoff))
+    jobs = files = 0
+    for pk, name in old.values_list("pk", "file").iterator():
+        if name:
+            storage.delete(name)  # nothing happens for a name already gone
+            files += 1
+        jobs += RenderJob.objects.filter(pk=pk, status__in=finished).delete()[0]
+    named = set(RenderJob.objects.exclude(file="").values_list("file", flat=True))
+    try:
+        _, stored = storage.listdir("decks")
+    except FileNotFoundError:
+        stored = []
+    for entry in stored:
+        name = f"decks/{entry}"
+        if name in named or entry.startswith("."):
+            continue
+        try:
+            modified = storage.get_modified_time(name)
+        except (FileNotFoundError, OSError):
+            continue
+        if modified < cutoff:
+            storage.delete(name)
+            files += 1
+    if jobs or files:
+        logger.info("expired %s render jobs and %s files older than %s", jobs, files, cutoff)
+    return Expired(jobs=jobs, files=files)
 
 
 def _fail(job_id: int, message: str) -> None:

@@ -3,7 +3,8 @@
 A release is immutable: once written, its bytes never change. The model refuses every
 update path (save of an existing row, queryset update and delete, deleting a row); the
 admin shows releases read-only; and a database trigger (migration 0002) refuses an UPDATE
-issued by anything else.
+issued by anything else. The bytes themselves are a file in ``STORAGES["releases"]`` named
+by their sha256 (exports/release_files.py), checked against it whenever they are read.
 """
 
 from __future__ import annotations
@@ -39,8 +40,6 @@ class Release(models.Model):
     sha256 = models.CharField(max_length=64, help_text="sha256 of the release file's bytes")
     body_sha256 = models.CharField(max_length=64, help_text="sha256 of the pack's body")
     size = models.PositiveIntegerField()
-    data = models.BinaryField()
-    data_gzip = models.BinaryField()
     published_at = models.DateTimeField(auto_now_add=True)
     published_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -69,10 +68,38 @@ class Release(models.Model):
     def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         if not self._state.adding:
             raise ReleaseIsImmutable("Releases cannot be changed; publish a new release instead.")
+        if self._bytes is None:
+            raise ValueError("A new release needs its bytes: Release(..., data=bytes).")
+        from exports.release_files import store_release
+
+        # The file before the row: once the row is visible its file is there. A row that is
+        # then rolled back leaves a file nobody names, harmless and reused by the same bytes.
+        digest = store_release(self._bytes)
+        if self.sha256 and self.sha256 != digest:
+            raise ValueError(f"The release's sha256 {self.sha256} is not that of its bytes.")
+        self.sha256, self.size = digest, len(self._bytes)
         super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         raise ReleaseIsImmutable("Releases cannot be deleted; clients may hold them.")
+
+    _bytes: bytes | None = None  # read (and checked) once per instance
+
+    @property
+    def data(self) -> bytes:
+        """The release's bytes, read from the release storage and checked against sha256
+        (raises exports.release_files.ReleaseFileError when missing or changed)."""
+        if self._bytes is None:
+            from exports.release_files import read_release
+
+            self._bytes = read_release(self.sha256, label=str(self))
+        return self._bytes
+
+    @data.setter
+    def data(self, value: bytes) -> None:
+        if not self._state.adding:
+            raise ReleaseIsImmutable("A release's bytes never change; publish a new release.")
+        self._bytes = bytes(value)  # written to the release storage by save()
 
     @property
     def filename(self) -> str:

@@ -497,7 +497,6 @@ def publish(game: str, language: str, *, user: Any = None, note: str = "",
                 release = Release.objects.create(
                     game=game, language=language, version=version, sha256=sha256(data),
                     body_sha256=pack["sha256"], size=len(data), data=data,
-                    data_gzip=gzip_bytes(data),
                     published_by=user if getattr(user, "is_authenticated", False) else None,
                     note=note, changes=changes,
                 )

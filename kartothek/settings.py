@@ -239,6 +239,11 @@ if env_str("KARTOTHEK_CSP_REPORT_URI"):
 INSTALLED_APPS += ["django_tasks", "django_tasks_db"]
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 KARTOTHEK_JOB_CARDS = env_int("KARTOTHEK_JOB_CARDS", 300, minimum=1)
+# Days a finished job and its file are kept (exports/jobs.py expire_render_jobs).
+KARTOTHEK_JOB_KEEP_DAYS = env_int("KARTOTHEK_JOB_KEEP_DAYS", 7, minimum=1)
+# The bytes of releases, named by their sha256 (exports/release_files.py): under media/ like
+# the pictures, so the backup routine's copy of media/ holds them (README, "Backups").
+STORAGES["releases"] = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 # Generated decks kept for download (exports.models.RenderJob).
 STORAGES["decks"] = {"BACKEND": "django.core.files.storage.FileSystemStorage",
                      "OPTIONS": {"location": VAR_DIR / "files"}}
@@ -261,5 +266,6 @@ if KARTOTHEK_STORAGE == "s3":
     STORAGES["pictures"] = {"BACKEND": "exports.object_storage.ContentAddressedS3Storage",
                             "OPTIONS": _s3}
     STORAGES["decks"] = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": _s3}
+    STORAGES["releases"] = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": _s3}
 elif KARTOTHEK_STORAGE != "files":
     raise ImproperlyConfigured("KARTOTHEK_STORAGE is 'files' (the default) or 's3'.")

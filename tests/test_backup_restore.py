@@ -44,7 +44,6 @@ def dump(out: Path) -> None:
     for release in Release.objects.all():
         name = f"release-{release.game}-{release.language}-{release.version}"
         (out / f"{name}.json").write_bytes(bytes(release.data))
-        (out / f"{name}.json.gz").write_bytes(bytes(release.data_gzip))
         (out / f"{name}.sha256").write_text(f"{release.sha256} {release.body_sha256} {release.size}")
 
 
@@ -165,8 +164,11 @@ def test_pg_dump_and_pg_restore_bring_back_every_pack_and_every_release_byte_for
     backup = tmp_path / "kartothek.dump"
     subprocess.run([pg_dump, *where, "--format=custom", "--no-owner", "--file", str(backup),
                     s["NAME"]], env=pg_env, check=True, capture_output=True, timeout=300)
-    # The pictures are files: the routine copies KARTOTHEK_VAR_DIR's media/ beside the dump.
-    shutil.copytree(settings.MEDIA_ROOT, tmp_path / "restored-var" / "media")
+    # Pictures and release bytes are files: the routine copies KARTOTHEK_VAR_DIR's media/
+    # after the dump (files are only ever added, so the copy holds all the dump names).
+    copy = tmp_path / "media-copy"
+    shutil.copytree(settings.MEDIA_ROOT, copy)
+    assert list((copy / "releases").rglob("*.json"))
 
     url, drop = empty_database()
     try:
@@ -176,6 +178,14 @@ def test_pg_dump_and_pg_restore_bring_back_every_pack_and_every_release_byte_for
         env = restored_environment(tmp_path, url)
         # The restored database is complete: migrate has nothing left to do.
         assert "No migrations to apply." in run(env, "manage.py", "migrate", "--no-input")
+        # Without media/ the database names releases whose bytes are not there: refused.
+        missing = subprocess.run(
+            [sys.executable, "-c", "import django; django.setup(); from exports.models import "
+             "Release; [r.data for r in Release.objects.all()]"],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        assert missing.returncode != 0
+        assert "is missing from the release storage" in missing.stderr
+        shutil.copytree(copy, tmp_path / "restored-var" / "media")
         dump_in(env, tmp_path / "after")
     finally:
         drop()  # type: ignore[operator]

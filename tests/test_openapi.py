@@ -174,6 +174,16 @@ SCENARIOS = [
      {}, "anyone", 409),
     ("/api/packs/{game}/{language}/draft.json", "/api/packs/symbols/de/draft.json?pictures=embedded",
      {}, "curator", 409),
+    # Release files missing or changed in the release storage (see _break_release_files):
+    # refused as JSON, never served as other bytes.
+    ("/api/packs/{game}/{language}/{version}.json", "/api/packs/slogan/en/1.json", {}, "anyone",
+     503),
+    ("/api/packs/{game}/{language}/{version}.json", "/api/packs/slogan/de/2.json", {}, "anyone",
+     409),
+    ("/api/packs/{game}/{language}/{since}..{version}.delta.json",
+     "/api/packs/slogan/en/1..2.delta.json", {}, "anyone", 503),
+    ("/api/packs/{game}/{language}/{since}..{version}.delta.json",
+     "/api/packs/slogan/de/1..2.delta.json", {}, "anyone", 409),
     ("/api/openapi.json", "/api/openapi.json", {}, "anyone", 200),
     ("/api/keys", "/api/keys", {}, "anyone", 200),
     ("/api/packs/{game}/{language}/{version}.json.sig", "/api/packs/sauschwer/en/1.json.sig", {},
@@ -230,6 +240,26 @@ def _tamper_a_picture() -> str:
     return tile.image_sha256
 
 
+def _break_release_files() -> None:
+    """Releases 1 and 2 of slogan in en and de; then the file of slogan en 1 is deleted and
+    the file of slogan de 2 changed in the release storage."""
+    from exports.models import Release
+    from exports.release_files import release_name, release_storage
+
+    made = {}
+    for language in ("en", "de"):
+        for version in (1, 2):
+            data = json.dumps({"game": "slogan", "language": language,
+                               "content_version": version}).encode()
+            made[language, version] = Release.objects.create(
+                game="slogan", language=language, version=version, body_sha256="0" * 64,
+                data=data)
+    storage = release_storage()
+    storage.delete(release_name(made["en", 1].sha256))
+    with open(storage.path(release_name(made["de", 2].sha256)), "wb") as handle:
+        handle.write(b'{"changed": "after publishing"}')
+
+
 @pytest.mark.django_db
 def test_live_answers_match_the_description(mini_catalogue, client, admin_client):
     for cached in vars(api).values():  # the API's in-process caches outlive a test's database
@@ -247,6 +277,7 @@ def test_live_answers_match_the_description(mini_catalogue, client, admin_client
               "delta_etag": client.get("/api/packs/sauschwer/en/1..2.delta.json")["ETag"],
               "picture": symbols["body"]["symbols"][0]["picture"]["sha256"],
               "tampered": _tamper_a_picture()}
+    _break_release_files()
     problems = []
     for template, url, headers, who, status in SCENARIOS:
         url = url.format(**values)

@@ -14,7 +14,7 @@ from PIL import Image, ImageChops
 
 from exports.packs import FORMAT, FORMAT_VERSION, canonical, sha256
 from exports.pdf import DeckOptions, DeckRenderer, apply_profile, printshop
-from exports.pdf.raster import pdf_to_pixels
+from exports.pdf.raster import pdf_to_pngs
 
 
 def _pack(cards: int) -> dict[str, Any]:
@@ -63,8 +63,9 @@ def test_every_face_is_a_300_dpi_card_in_name_order_with_progress():
     # the same card drawn alone, in a PDF of its own: the same pixels
     renderer = _renderer(11)
     face = next(f for f in printshop.faces_of(renderer) if f.name.endswith("0011-ding-010-front.png"))
-    alone = pdf_to_pixels(printshop._batch_pdf(renderer, [face]), 825, 1125)[0]
-    assert ImageChops.difference(batched, alone).getbbox() is None
+    [png] = pdf_to_pngs(printshop._batch_pdf(renderer, [face]), 825, 1125, 300)
+    with Image.open(io.BytesIO(png)) as alone:
+        assert ImageChops.difference(batched, alone.convert("RGB")).getbbox() is None
 
 
 def test_a_common_back_is_one_png_per_group():

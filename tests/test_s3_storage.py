@@ -6,6 +6,7 @@ and a picture through the API, and renders a print-shop deck in the worker into 
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import socket
@@ -23,6 +24,7 @@ from django.urls import reverse
 
 from cards.catalogue import import_catalogue
 from cards.models import SymbolTile
+from exports import api as exports_api
 from exports.models import RenderJob
 from exports.packs import publish
 from tests.conftest import MINI
@@ -69,6 +71,7 @@ def s3_storages(s3_endpoint, settings) -> Iterator[boto3.session.Session]:
         "pictures": {"BACKEND": "exports.object_storage.ContentAddressedS3Storage",
                      "OPTIONS": options},
         "decks": {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options},
+        "releases": {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options},
     }
     # A model field takes its storage when the model is imported, as a process started with
     # KARTOTHEK_STORAGE=s3 would; here the settings change later, so the field follows.
@@ -108,12 +111,34 @@ def test_pictures_and_decks_live_in_the_bucket_from_import_to_download(s3_storag
     # nothing of it went to the local folder
     assert local_files() == before
 
+    local_releases = Path(settings.MEDIA_ROOT) / "releases"
+    releases_before = set(local_releases.rglob("*")) if local_releases.exists() else set()
     published = publish("symbols", "en")
     assert published.created
+    # the release's bytes are an object in the bucket, named by their sha256, not a local file
+    digest = published.release.sha256
+    stored = _objects(s3, "releases/")
+    assert list(stored) == [f"releases/{digest[:2]}/{digest}.json"]
+    assert hashlib.sha256(stored[f"releases/{digest[:2]}/{digest}.json"]).hexdigest() == digest
+    # (earlier tests of the run may have published the same bytes locally: nothing is added)
+    assert (set(local_releases.rglob("*")) if local_releases.exists() else set()) == releases_before
     api = Client()
     latest = api.get("/api/packs/symbols/en/latest")
     pack = api.get(latest["Location"])
     assert pack.status_code == 200 and tile.image_sha256 in pack.content.decode()
+    assert pack.content == stored[f"releases/{digest[:2]}/{digest}.json"]  # byte for byte
+    zipped = api.get(latest["Location"], headers={"Accept-Encoding": "gzip"})
+    assert gzip.decompress(zipped.content) == pack.content
+    # An object changed in the bucket behind the server's back is refused, never served.
+    key = f"releases/{digest[:2]}/{digest}.json"
+    s3.put_object(Bucket=BUCKET, Key=key, Body=pack.content.replace(b"symbols", b"symbolz"))
+    for name in ("_release_sha", "_release_bytes", "_embedded_bytes"):  # a fresh process
+        getattr(exports_api, name).cache_clear()
+    refused = api.get(latest["Location"])
+    assert refused.status_code == 409 and "does not hold the published bytes" in refused.json()[
+        "error"]
+    s3.put_object(Bucket=BUCKET, Key=key, Body=pack.content)
+    assert api.get(latest["Location"]).content == pack.content
     picture = api.get(f"/api/pictures/{tile.image_sha256}.png")
     assert picture.status_code == 200
     assert bytes(picture.content) == pictures[tile.image.name]

@@ -88,9 +88,12 @@ def login(browser: Browser, port: int, username: str, password: str) -> int:
 
 
 @pytest.fixture
-def two_servers(tmp_path):  # type: ignore[no-untyped-def]
+def two_servers(tmp_path, settings):  # type: ignore[no-untyped-def]
     if connection.vendor != "postgresql":
         pytest.skip("two app servers need a shared database server (PostgreSQL)")
+    # The servers' files (release files, pictures) are under their KARTOTHEK_VAR_DIR; this
+    # process reads them there too, as a third server would.
+    settings.MEDIA_ROOT = tmp_path / "media"
     settings_dict = connection.settings_dict
     url = (f"postgres://{settings_dict['USER']}:{settings_dict['PASSWORD']}@{settings_dict['HOST']}:"
            f"{settings_dict['PORT']}/{settings_dict['NAME']}")

@@ -7,7 +7,7 @@ Modules by concern: ``options`` (what can be chosen), ``layouts`` (the card desi
 in mm), ``cards`` (a pack's cards as the layouts see them), ``imposition`` (where cards go on
 the paper), ``text`` (fitting), ``fonts``, ``render`` (walks layouts over sheets), ``pages``
 (contents and calibration pages), ``streaming`` (writes pages as they are finished),
-``raster`` / ``printshop`` (PNGs through pdftoppm), ``source`` (which pack to render; it
+``raster`` / ``printshop`` (PNGs through PDFium), ``source`` (which pack to render; it
 imports Django models, so it is not re-exported here).
 """
 

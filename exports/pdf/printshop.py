@@ -1,14 +1,14 @@
 """The Game Crafter: one PNG per card face at 300 dpi, with 1/8 in of bleed.
 
 A poker card comes out at 825 × 1125 px. The pages are rendered by the same renderer as the
-PDF (one card per page) and rasterised with pdftoppm, so the PNGs look exactly like the print.
+PDF (one card per page) and rasterised by PDFium, so the PNGs look exactly like the print.
 
-The deck goes through in small batches: a batch of card pages becomes a PDF in memory,
-pdftoppm turns it into raw pixels on its stdout, and Pillow encodes each face as a PNG that
-is written to the target straight away. Batches run on a thread per core (pdftoppm and zlib
-run outside the GIL) and at most a few batches are in flight, so memory does not grow with
-the deck. Measured on sauschwer (bench/png_speed.py): rasterising and PNG encoding are the
-whole cost; drawing the PDF pages is about 1 ms per card.
+The deck goes through in small batches: this thread draws a batch of card pages into a PDF
+in memory (reportlab, ~1.4 ms a face), a worker thread rasterises each page with PDFium
+(~2.8 ms; one page at a time in the process, PDFium is not thread-safe) and deflates it
+with ISA-L (~0.6 ms), and each PNG is written to the target as soon as its batch is done.
+At most a few batches are in flight, so memory does not grow with the deck. Measured with
+bench/png_speed.py; the figures are in the README.
 
 Written to a folder, or to a zip file when the target ends in ``.zip`` (entries sorted,
 fixed timestamps: the same deck gives the same bytes).
@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import BinaryIO
 
 from exports.pdf.cards import Card, Group
-from exports.pdf.raster import pdf_to_pixels, pixels, png_bytes
+from exports.pdf.raster import pdf_to_pngs, pixels
 from exports.pdf.render import DeckRenderer
 from exports.pdf.streaming import finish, streaming_canvas
 
 DPI = 300
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
-BATCH = 8  # faces per pdftoppm run: its start-up is paid once per batch
+BATCH = 8  # faces per PDF: a PDF's fonts and forms are written once per batch
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +77,11 @@ def _batch_pdf(renderer: DeckRenderer, faces: list[Face]) -> bytes:
     return out.getvalue()
 
 
+def workers_for(workers: int | None) -> int:
+    """Threads for the PNGs: one per core, at most 4 (PDFium draws one page at a time)."""
+    return workers or max(1, min(4, os.cpu_count() or 1))
+
+
 def gamecrafter_pngs(renderer: DeckRenderer, *, workers: int | None = None,
                      progress: Callable[[int, int], None] | None = None
                      ) -> Iterator[tuple[str, bytes]]:
@@ -90,10 +95,10 @@ def gamecrafter_pngs(renderer: DeckRenderer, *, workers: int | None = None,
     height_px = pixels(h + 2 * options.bleed, DPI)
     faces = faces_of(renderer)
     total = len(faces)
-    workers = workers or max(1, min(4, os.cpu_count() or 1))
+    workers = workers_for(workers)
 
     def rasterise(pdf: bytes) -> list[bytes]:
-        return [png_bytes(image, DPI) for image in pdf_to_pixels(pdf, width_px, height_px)]
+        return list(pdf_to_pngs(pdf, width_px, height_px, DPI))
 
     batches = [faces[i:i + BATCH] for i in range(0, total, BATCH)]
     done = 0

@@ -10,7 +10,7 @@ from typing import Any
 from django.test import Client
 
 from exports.models import Release
-from exports.packs import canonical, gzip_bytes, sha256
+from exports.packs import canonical, sha256
 from tests.engines.packs import sauschwer_pack, sign_pack, slogan_pack, symbols_pack
 
 PACKS = {
@@ -32,7 +32,7 @@ def release_of(game: str, language: str = "en", pack: dict[str, Any] | None = No
     data = canonical(pack)
     return Release.objects.create(game=game, language=language, version=version,
                                   sha256=sha256(data), body_sha256=pack["sha256"], size=len(data),
-                                  data=data, data_gzip=gzip_bytes(data))
+                                  data=data)
 
 
 def all_releases() -> None:

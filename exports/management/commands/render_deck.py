@@ -80,7 +80,7 @@ class Command(BaseCommand):
         parser.add_argument("--profile", choices=PROFILES,
                             help="print shop: drivethru (PDF, one card per page with 1/8 in bleed, "
                             "each front followed by its back) or gamecrafter (825 × 1125 px PNGs "
-                            "per poker card at 300 dpi, rendered from the PDF pages with pdftoppm)")
+                            "per poker card at 300 dpi, rendered from the PDF pages with PDFium)")
         parser.add_argument("--no-contents", action="store_true",
                             help="leave out the first page (contents, options, ruler)")
         parser.add_argument("--strict", action="store_true",
