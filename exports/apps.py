@@ -14,4 +14,5 @@ class ExportsConfig(AppConfig):
 
         if admin.site.is_registered(DBTaskResult):
             admin.site.unregister(DBTaskResult)
-        from exports import signing  # noqa: F401  (registers the signing key's system check)
+        # the signing key's system check; webhooks announce every new release
+        from exports import signing, webhooks  # noqa: F401
