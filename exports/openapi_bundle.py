@@ -51,7 +51,8 @@ def write() -> None:
     text = OPENAPI_PATH.read_text(encoding="utf-8")
     schemas = bundled_schemas(json.loads(PACK_SCHEMA_PATH.read_text(encoding="utf-8")))
     # drop a bundle written before, then put the new one first in components.schemas
-    text = re.sub(rf'      "{PREFIX}(_[a-z_]+)?": .*\n', "", text)
+    # every bundled line (names hold digits too: ContentPack_sha256), so a rerun adds no copy
+    text = re.sub(rf'      "{PREFIX}(_[A-Za-z0-9_]+)?": .*\n', "", text)
     anchor = '    "schemas": {\n'
     assert text.count(anchor) == 1, "components.schemas not found"
     text = text.replace(anchor, anchor + _lines(schemas))
