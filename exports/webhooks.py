@@ -67,6 +67,9 @@ USER_AGENT = "Kartothek-Webhooks/1"
 Status = WebhookDelivery.Status
 
 
+NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
+
 class UnsafeTarget(ValueError):
     """A URL the server must not send to (the message says why)."""
 
@@ -190,6 +193,8 @@ def _unsafe_address(address: str) -> bool:
     if isinstance(ip, ipaddress.IPv6Address):
         # an IPv4 address dressed as IPv6 is judged as the IPv4 address it reaches
         inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if inner is None and ip in NAT64:  # 64:ff9b::a.b.c.d reaches a.b.c.d
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
         if inner is not None and _unsafe_address(str(inner)):
             return True
     return not ip.is_global or ip.is_multicast
@@ -419,7 +424,7 @@ def deliver_webhook(delivery_id: int) -> str:
     endpoint = delivery.endpoint
     if endpoint is None or not endpoint.active:
         _finish(delivery, Answer(None, "The endpoint was switched off or deleted."), retry=False)
-        return Status.FAILED
+        return "failed"
     try:
         if not delivery.payload:
             delivery.payload = message_body(delivery.release).decode()
@@ -432,4 +437,4 @@ def deliver_webhook(delivery_id: int) -> str:
         answer = Answer(None, f"{type(exc).__name__}: {exc}"[:500])
     unsafe = answer.http_status is None and "KARTOTHEK_WEBHOOK_ALLOW_PRIVATE" in answer.error
     _finish(delivery, answer, retry=not unsafe)  # a refused address stays refused
-    return Status.DELIVERED if answer.delivered else Status.FAILED
+    return "delivered" if answer.delivered else "failed"

@@ -221,7 +221,8 @@ def test_loopback_private_and_link_local_targets_are_refused_unless_allowed(
     for url in ["http://127.0.0.1:9/", "http://10.0.0.5/", "http://192.168.1.1/",
                 "http://169.254.169.254/latest/meta-data/", "http://[::1]/",
                 "http://[::ffff:127.0.0.1]/", "http://localhost/", "http://api.localhost/",
-                "http://0.0.0.0/", "http://100.64.0.1/", "http://[fe80::1]/"]:
+                "http://0.0.0.0/", "http://100.64.0.1/", "http://[fe80::1]/",
+                "http://[64:ff9b::7f00:1]/", "http://[2002:7f00:1::]/", "http://224.0.0.1/"]:
         with pytest.raises(webhooks.UnsafeTarget):
             webhooks.check_url(url)
     for url in ["ftp://example.org/", "file:///etc/passwd", "http://user:pw@example.org/",
@@ -328,3 +329,32 @@ def test_a_curator_sees_the_secret_once_and_can_send_a_delivery_again(
         "new_secret": "on"})
     endpoint.refresh_from_db()
     assert endpoint.secret != old and endpoint.secret in page.content.decode()
+
+
+@pytest.mark.django_db(transaction=False)
+def test_every_publish_path_queues_one_message_per_matching_endpoint(
+        mini_catalogue, django_capture_on_commit_callbacks, admin_client):
+    wanted = _endpoint("https://hooks.example.org/a", games=["sauschwer"], languages=["en"])
+    _endpoint("https://hooks.example.org/b", languages=["de"])  # another language
+    paths = [
+        lambda: call_command("publish_pack", "sauschwer", "--lang", "en", stdout=None),
+        lambda: admin_client.post("/admin/exports/publish/", {"game": "sauschwer",
+                                                              "language": "en"}),
+        lambda: admin_client.post("/admin/exports/release/", {
+            "action": "publish_again", "index": "0",
+            "_selected_action": [Release.objects.filter(language="en").first().pk]}),
+    ]
+    for version, path in enumerate(paths, start=1):
+        SauschwerObject.objects.create(key=f"neu-{version}", name=f"Neu {version}", weight_g=9,
+                                       source="test")
+        with django_capture_on_commit_callbacks(execute=True) as callbacks:
+            path()
+        assert len(callbacks) == 1
+        release = Release.objects.get(game="sauschwer", language="en", version=version)
+        queued = WebhookDelivery.objects.filter(release=release)
+        assert [(d.endpoint, d.attempt, d.status) for d in queued] == [(wanted, 1, "pending")]
+        assert DBTaskResult.objects.filter(args_kwargs__args=[queued[0].pk]).exists()
+    # a publish that changes nothing makes no release and sends nothing
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        call_command("publish_pack", "sauschwer", "--lang", "en", stdout=None)
+    assert callbacks == [] and WebhookDelivery.objects.count() == 3
