@@ -309,7 +309,7 @@ def test_a_curator_sees_the_secret_once_and_can_send_a_delivery_again(
     first = WebhookDelivery.objects.get(attempt=1)
     assert first.status == "failed"
     listing = client.get("/admin/exports/webhookdelivery/").content.decode()
-    assert first.message_id in listing and "failed" in listing
+    assert f"/admin/exports/webhookdelivery/{first.pk}/change/" in listing and "failed" in listing
     response = client.post("/admin/exports/webhookdelivery/", {
         "action": "send_again", "_selected_action": [first.pk], "index": "0"})
     assert response.status_code == 302
