@@ -60,6 +60,7 @@ EVENT = "release.published"
 SECRET_PREFIX = "whsec_"
 CONNECT_TIMEOUT = 5.0  # seconds for the connection and for each read
 DEADLINE = 10.0  # seconds for the whole exchange: a receiver that drips bytes is cut off
+MAX_ADDRESSES = 3  # of a host name's addresses, tried in turn while none accepts a connection
 EXCERPT_BYTES = 200  # of the answer's body: read this much, never more, and keep it
 MAX_ATTEMPTS = 8  # automatic ones: the retries wait 30 s, 1, 2, 4, 8, 16, 32 min (~1 h in all)
 BACKOFF_BASE = 30  # seconds before the first retry; doubled for each further one
@@ -291,7 +292,7 @@ def post(url: str, body: bytes, headers: dict[str, str]) -> Answer:
     except (UnsafeTarget, OSError) as exc:
         return Answer(None, str(exc)[:500])
     last_error = ""
-    for address in addresses:
+    for address in addresses[:MAX_ADDRESSES]:  # a name with 100 dead addresses is not 100 tries
         connection: _PinnedHTTP | _PinnedHTTPS = (_PinnedHTTPS if target.scheme == "https"
                                                   else _PinnedHTTP)(
             target.host, target.port, address, CONNECT_TIMEOUT)
