@@ -4,7 +4,9 @@ worker (`db_worker --batch`) delivers and retries, and the database records ever
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -34,7 +36,8 @@ class Receiver:
     """An HTTP server on a loopback port answering each POST with the next planned answer."""
 
     def __init__(self, statuses: list[int], *, secret: str = "", redirect: str = "",
-                 body: bytes = b"ok", delay: float = 0.0) -> None:
+                 body: bytes = b"ok", delay: float = 0.0, tls: ssl.SSLContext | None = None
+                 ) -> None:
         self.statuses = statuses
         self.secret = secret
         self.seen: list[dict[str, Any]] = []
@@ -63,7 +66,10 @@ class Receiver:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hooks/kartothek?team=7"
+        if tls is not None:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+        scheme = "https" if tls else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.server.server_port}/hooks/kartothek?team=7"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -356,3 +362,48 @@ def test_every_publish_path_queues_one_message_per_matching_endpoint(
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         call_command("publish_pack", "sauschwer", "--lang", "en", stdout=None)
     assert callbacks == [] and WebhookDelivery.objects.count() == 3
+
+
+def _self_signed(tmp_path) -> tuple[Any, Any]:
+    """A certificate for the name "localhost" only, and its key, as PEM files."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(minutes=1))
+            .not_valid_after(now + dt.timedelta(hours=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_file, key_file
+
+
+def test_https_is_checked_against_the_host_name_not_the_pinned_address(
+        loopback_allowed, receivers, tmp_path, monkeypatch):
+    cert_file, key_file = _self_signed(tmp_path)
+    server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_tls.load_cert_chain(cert_file, key_file)
+    receiver = Receiver([200, 200], tls=server_tls)
+    receivers.append(receiver)
+    port = receiver.server.server_port
+    # a certificate nobody vouches for is refused
+    answer = webhooks.post(f"https://localhost:{port}/", b"{}", {})
+    assert not answer.delivered and "CERTIFICATE_VERIFY_FAILED" in answer.error
+    # trusted, it is accepted for its name; the same server reached by its address is not
+    trusting = ssl.create_default_context(cafile=str(cert_file))
+    monkeypatch.setattr(webhooks.ssl, "create_default_context", lambda: trusting)
+    assert webhooks.post(f"https://localhost:{port}/", b"{}", {}).delivered
+    by_address = webhooks.post(f"https://127.0.0.1:{port}/", b"{}", {})
+    assert not by_address.delivered and "IP address mismatch" in by_address.error
+    assert len(receiver.seen) == 1
