@@ -100,6 +100,3 @@ def publish_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[no
             })
     context = {**site.each_context(request), "title": "Publish content packs", "rows": rows}
     return TemplateResponse(request, "admin/exports/publish.html", context)
-
-
-from exports import webhooks_admin  # noqa: E402, F401  (registers the webhook pages)

@@ -14,5 +14,6 @@ class ExportsConfig(AppConfig):
 
         if admin.site.is_registered(DBTaskResult):
             admin.site.unregister(DBTaskResult)
-        # the signing key's system check; webhooks announce every new release
-        from exports import signing, webhooks  # noqa: F401
+        # the signing key's system check; webhooks announce every new release, and their
+        # admin pages (after the admin's autodiscover, before any URL is resolved)
+        from exports import signing, webhooks, webhooks_admin  # noqa: F401

@@ -457,11 +457,13 @@ def model_case(route: str, kind: str, model: type[Model], model_admin: admin.Mod
             return {"post": "yes"} if kind == "delete" else {}
 
         return Case(route, url, RULE_REFUSALS[model, kind](view, add, change, delete), rule_payload)
+    if (model, kind) == (WebhookDelivery, "changelist"):  # its one action: send again
+        return Case(route, url, Need(view, frozenset({"exports.change_webhookendpoint"}), True),
+                    lambda w, su: {"action": "send_again", "_selected_action": [target(w).pk],
+                                   "index": "0"})
     if kind == "changelist":
         if model is Release:
             action, action_need = "publish_again", frozenset({"exports.add_release"})
-        elif model is WebhookDelivery:
-            action, action_need = "send_again", frozenset({"exports.change_webhookendpoint"})
         else:
             action, action_need = "delete_selected", delete
         return Case(route, url, Need(view, action_need, True),
