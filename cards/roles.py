@@ -33,8 +33,15 @@ def ensure_groups(group_model: Any, permission_model: Any) -> None:
     rooms = permission_model.objects.filter(
         content_type__app_label="games", codename__in=["view_room", "delete_room"]
     )
+    # Webhooks (exports/webhooks.py): Curators register endpoints (their URLs and secrets are
+    # for them alone) and follow and resend deliveries; Viewers and Translators see none.
+    webhooks = permission_model.objects.filter(
+        content_type__app_label="exports",
+        codename__in=["view_webhookendpoint", "add_webhookendpoint", "change_webhookendpoint",
+                      "delete_webhookendpoint", "view_webhookdelivery"],
+    )
     curators, _ = group_model.objects.get_or_create(name="Curators")
-    curators.permissions.set([*cards, *releases, *rooms])
+    curators.permissions.set([*cards, *releases, *rooms, *webhooks])
     translators, _ = group_model.objects.get_or_create(name="Translators")
     translators.permissions.set(cards.filter(codename__in=TRANSLATOR_PERMISSIONS))
     viewers, _ = group_model.objects.get_or_create(name="Viewers")

@@ -212,6 +212,19 @@ def release(request: HttpRequest, game: str, language: str, version: int) -> Htt
     problem = _check(game, language)
     if problem:
         return problem
+    since = request.GET.get("since")
+    if since is not None:
+        # The delta path's answer, served here (no redirect: one round trip, and generated
+        # clients that follow no redirects get it too): the same bytes and ETag as
+        # N..VERSION.delta.json, or the same 303 to the full release.
+        if not since.isascii() or not since.isdigit() or int(since) < 1:
+            return error(400, f"since={since[:20]!r} is not a release number; give the "
+                              "version the client holds (a whole number from 1).")
+        response = _delta_answer(request, game, language, int(since), version)
+        if response.status_code in (200, 304):
+            response["Content-Location"] = reverse("api:delta", kwargs={
+                "game": game, "language": language, "since": int(since), "version": version})
+        return response
     try:
         digest = _release_sha(game, language, version)
     except Release.DoesNotExist:
@@ -401,6 +414,12 @@ def delta(request: HttpRequest, game: str, language: str, since: int,
     problem = _check(game, language)
     if problem:
         return problem
+    return _delta_answer(request, game, language, since, version)
+
+
+def _delta_answer(request: HttpRequest, game: str, language: str, since: int,
+                  version: int) -> HttpResponse:
+    """The delta, a 303 to the full release, or the error: for the path and ``?since=``."""
     if since >= version:
         return error(400, f"A delta goes from an older release to a newer one; {since} is not "
                           f"older than {version}.")

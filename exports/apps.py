@@ -14,4 +14,6 @@ class ExportsConfig(AppConfig):
 
         if admin.site.is_registered(DBTaskResult):
             admin.site.unregister(DBTaskResult)
-        from exports import signing  # noqa: F401  (registers the signing key's system check)
+        # the signing key's system check; webhooks announce every new release, and their
+        # admin pages (after the admin's autodiscover, before any URL is resolved)
+        from exports import signing, webhooks, webhooks_admin  # noqa: F401

@@ -196,3 +196,79 @@ class ReleaseSignature(models.Model):
 
     def delete(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         raise ReleaseIsImmutable("A release's signature cannot be deleted.")
+
+
+class WebhookEndpoint(models.Model):
+    """A URL that hears of every release of the games and languages it names
+    (exports/webhooks.py: signed per the Standard Webhooks spec, retried with backoff)."""
+
+    name = models.CharField(max_length=100, help_text="who listens, e.g. “Partner app (staging)”")
+    url = models.URLField(max_length=500, help_text="https://… — receives a POST for each release")
+    games = models.JSONField(default=list, blank=True, help_text="none chosen: every game")
+    languages = models.JSONField(default=list, blank=True, help_text="none chosen: every language")
+    # Reversible on purpose: HMAC needs the key itself. Shown once when made, masked after.
+    secret = models.CharField(max_length=100, editable=False)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["name", "pk"]
+        verbose_name = "webhook endpoint"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def matches(self, game: str, language: str) -> bool:
+        return (self.active and (not self.games or game in self.games)
+                and (not self.languages or language in self.languages))
+
+
+class WebhookDelivery(models.Model):
+    """One attempt to deliver one release's message to one endpoint.
+
+    A message keeps its ``message_id`` (the ``webhook-id`` header) and body over its retries,
+    so a receiver can drop a repeat; each attempt is a row of its own, so the admin shows
+    every try with its answer."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "waiting"
+        SENDING = "sending", "sending"
+        DELIVERED = "delivered", "delivered"
+        FAILED = "failed", "failed"
+
+    # SET_NULL: deleting an endpoint keeps the record of what was sent to it
+    endpoint = models.ForeignKey(WebhookEndpoint, null=True, on_delete=models.SET_NULL,
+                                 related_name="deliveries")
+    url = models.URLField(max_length=500, help_text="where it was sent")
+    # CASCADE only for the collector's sake: a release is never deleted (see ReleaseSignature).
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="+")
+    message_id = models.CharField(max_length=40)
+    attempt = models.PositiveSmallIntegerField(default=1)
+    manual = models.BooleanField(default=False, help_text="sent again from the admin (no "
+                                                          "automatic retries after it)")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    http_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=500, blank=True)
+    response_excerpt = models.CharField(max_length=300, blank=True,
+                                        help_text="the first bytes of the answer, no more")
+    payload = models.TextField(blank=True, help_text="the exact body sent")
+    created_at = models.DateTimeField(auto_now_add=True)
+    scheduled_for = models.DateTimeField(help_text="when this attempt is due")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    next_attempt_at = models.DateTimeField(null=True, blank=True,
+                                           help_text="a failed attempt: when the retry is due")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name_plural = "webhook deliveries"
+        indexes = [models.Index(fields=["message_id", "attempt"])]
+
+    def __str__(self) -> str:
+        return f"{self.message_id} attempt {self.attempt} to {self.endpoint}"

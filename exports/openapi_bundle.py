@@ -21,12 +21,29 @@ OPENAPI_PATH = SCHEMA_DIR / "openapi.json"
 PREFIX = "ContentPack"
 
 
+JSON_TYPES = {str: "string", int: "integer", bool: "boolean", float: "number"}
+
+
+def _as_enum(branch: Any) -> Any:
+    """A ``{"const": v}`` branch of a union as the equivalent ``{"type": …, "enum": [v]}``:
+    openapi-python-client 0.29 reads a const branch as the only one and refuses every other
+    value (``content_version`` 1 failed as "must match const 'draft'")."""
+    if isinstance(branch, dict) and "const" in branch and type(branch["const"]) in JSON_TYPES:
+        value = branch["const"]
+        return {**{k: v for k, v in branch.items() if k != "const"},
+                "type": JSON_TYPES[type(value)], "enum": [value]}
+    return branch
+
+
 def _rewrite(node: Any) -> Any:
     if isinstance(node, dict):
         out = {k: _rewrite(v) for k, v in node.items()}
         ref = out.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/"):
             out["$ref"] = f"#/components/schemas/{PREFIX}_{ref.removeprefix('#/$defs/')}"
+        for union in ("oneOf", "anyOf"):
+            if isinstance(out.get(union), list):
+                out[union] = [_as_enum(branch) for branch in out[union]]
         return out
     if isinstance(node, list):
         return [_rewrite(v) for v in node]
@@ -35,8 +52,17 @@ def _rewrite(node: Any) -> Any:
 
 def bundled_schemas(pack_schema: dict[str, Any]) -> dict[str, Any]:
     """{component name: schema} for the pack schema and each of its $defs."""
-    top = {k: v for k, v in pack_schema.items() if k not in ("$schema", "$id", "$defs")}
-    schemas = {PREFIX: _rewrite(top)}
+    top = _rewrite({k: v for k, v in pack_schema.items() if k not in ("$schema", "$id", "$defs")})
+    # The standalone schema picks the body's schema by game with if/then, which generators
+    # do not follow (openapi-python-client makes the body a bare dict); so the body is also
+    # declared as one of the game bodies (each closed, so exactly one matches), which they
+    # turn into a typed union. The if/then stays: it ties the body to the pack's game.
+    bodies = [branch["then"]["properties"]["body"] for branch in top.get("allOf", [])
+              if "body" in branch.get("then", {}).get("properties", {})]
+    if bodies:
+        top["properties"] = {**top["properties"],
+                             "body": {**top["properties"]["body"], "oneOf": bodies}}
+    schemas = {PREFIX: top}
     for name, definition in pack_schema.get("$defs", {}).items():
         schemas[f"{PREFIX}_{name}"] = _rewrite(definition)
     return schemas
@@ -51,7 +77,8 @@ def write() -> None:
     text = OPENAPI_PATH.read_text(encoding="utf-8")
     schemas = bundled_schemas(json.loads(PACK_SCHEMA_PATH.read_text(encoding="utf-8")))
     # drop a bundle written before, then put the new one first in components.schemas
-    text = re.sub(rf'      "{PREFIX}(_[a-z_]+)?": .*\n', "", text)
+    # every bundled line (names hold digits too: ContentPack_sha256), so a rerun adds no copy
+    text = re.sub(rf'      "{PREFIX}(_[A-Za-z0-9_]+)?": .*\n', "", text)
     anchor = '    "schemas": {\n'
     assert text.count(anchor) == 1, "components.schemas not found"
     text = text.replace(anchor, anchor + _lines(schemas))

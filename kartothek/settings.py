@@ -175,6 +175,11 @@ STORAGES = {
 
 # Release signatures (exports/signing.py): base64 of a 32-byte Ed25519 seed, or a PEM key.
 KARTOTHEK_SIGNING_KEY = env_str("KARTOTHEK_SIGNING_KEY")
+# Webhooks on publish (exports/webhooks.py): the site's public address for the URLs in a
+# message (empty: paths only), and whether endpoints on loopback/private/link-local addresses
+# are allowed (off: a curator could otherwise make the server probe its own network).
+KARTOTHEK_PUBLIC_URL = env_str("KARTOTHEK_PUBLIC_URL").rstrip("/")
+KARTOTHEK_WEBHOOK_ALLOW_PRIVATE = env_bool("KARTOTHEK_WEBHOOK_ALLOW_PRIVATE", False)
 
 # Play mode (games/rooms.py): limits, room expiry, and the pace of Sign's bots in seconds.
 KARTOTHEK_PLAY_RATE_LIMIT = env_int("KARTOTHEK_PLAY_RATE_LIMIT", 30)

@@ -48,7 +48,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from cards.catalogue import import_catalogue
 from cards.models import ConceptCard, SauschwerObject, SignColour, Slogan, SloganCard, Translation
 from cards.po import export_po
-from exports.models import Release, RenderJob
+from exports.models import Release, RenderJob, WebhookDelivery, WebhookEndpoint
 from exports.packs import publish
 from games.models import Room
 from games.rooms import open_room
@@ -94,6 +94,9 @@ ROWS: dict[str, frozenset[str]] = {
     "delete translations": perms("delete", models=[Translation]),
     "see releases": perms("view", models=[Release]),
     "publish content packs": perms("add", models=[Release]),
+    "register webhooks, see their deliveries and send them again":
+        perms("view", "add", "change", "delete", models=[WebhookEndpoint])
+        | perms("view", models=[WebhookDelivery]),
     "see play rooms and delete them": perms("view", "delete", models=[Room]),
     "manage users and groups": perms("view", "add", "change", "delete", models=[User, Group]),
 }
@@ -154,7 +157,8 @@ def test_the_readme_roles_table_is_the_matrix_of_this_test():
 
 @pytest.mark.django_db
 def test_the_groups_hold_exactly_the_permissions_of_the_readme_table():
-    relevant = [*CONTENT, Translation, Release, Room, User, Group]
+    relevant = [*CONTENT, Translation, Release, Room, User, Group, WebhookEndpoint,
+                WebhookDelivery]
     types = ContentType.objects.get_for_models(*relevant).values()
     for role in ("Curators", "Translators", "Viewers"):
         held = {f"{p.content_type.app_label}.{p.codename}" for p in
@@ -203,6 +207,11 @@ def world(django_db_setup, django_db_blocker):
             # A release of the sauschwer pack, then a change: publishing writes release 2.
             publish("sauschwer", "en")
             open_room(game="sauschwer", language="en", name="Hosting Hanna")  # a play room
+            # A webhook endpoint and one delivery to it (the one "send again" sends).
+            hook = WebhookEndpoint.objects.create(name="Partner app", url="https://hooks.example.org/k",
+                                                  secret="whsec_" + "A" * 44)
+            WebhookDelivery.objects.create(endpoint=hook, url=hook.url, release=Release.objects.get(),
+                                           message_id="msg_1", scheduled_for=hook.created_at)
             egg = SauschwerObject.objects.get(key="ein-huehnerei")
             egg.source = egg.source + " (checked)"
             egg.save()
@@ -448,6 +457,10 @@ def model_case(route: str, kind: str, model: type[Model], model_admin: admin.Mod
             return {"post": "yes"} if kind == "delete" else {}
 
         return Case(route, url, RULE_REFUSALS[model, kind](view, add, change, delete), rule_payload)
+    if (model, kind) == (WebhookDelivery, "changelist"):  # its one action: send again
+        return Case(route, url, Need(view, frozenset({"exports.change_webhookendpoint"}), True),
+                    lambda w, su: {"action": "send_again", "_selected_action": [target(w).pk],
+                                   "index": "0"})
     if kind == "changelist":
         if model is Release:  # no list actions: publishing is the review page's alone
             action, action_need, writes = "publish_again", NEVER, False
@@ -702,8 +715,9 @@ def snapshot_tables() -> tuple[list[str], list[tuple[str, str]]]:
             for m in apps.get_app_config(label).get_models()]
     full += [Group._meta.db_table, Group.permissions.through._meta.db_table,
              User.groups.through._meta.db_table]
+    full += [WebhookEndpoint._meta.db_table]  # endpoints change in place
     append_only = [(m._meta.db_table, m._meta.pk.column)
-                   for m in apps.get_app_config("exports").get_models()]
+                   for m in apps.get_app_config("exports").get_models() if m is not WebhookEndpoint]
     return full, append_only
 
 
