@@ -353,7 +353,7 @@ def queue_release(release_id: int) -> list[WebhookDelivery]:
     language. Never raises: a publish has already happened and stands."""
     queued: list[WebhookDelivery] = []
     try:
-        release = Release.objects.defer("data", "data_gzip").get(pk=release_id)
+        release = Release.objects.defer("changes").get(pk=release_id)
         for endpoint in WebhookEndpoint.objects.filter(active=True):
             if not endpoint.matches(release.game, release.language):
                 continue

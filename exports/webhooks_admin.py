@@ -126,7 +126,7 @@ class WebhookDeliveryAdmin(WriteChecks, admin.ModelAdmin):
     actions = ["send_again"]
 
     def get_queryset(self, request: HttpRequest):  # type: ignore[no-untyped-def]
-        return super().get_queryset(request).defer("release__data", "release__data_gzip")
+        return super().get_queryset(request).defer("release__changes")
 
     # A delivery is a record of what happened: it is not added, changed or deleted here.
     def has_add_permission(self, request: HttpRequest) -> bool:

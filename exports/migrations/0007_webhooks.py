@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('exports', '0004_release_signature'),
+        ('exports', '0006_release_bytes_to_storage'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
