@@ -30,7 +30,7 @@ run: $(STAMP)
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py import_catalogue
 	$(BIN)/python manage.py publish_starter
-	$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
+	$(BIN)/python manage.py ensure_admin --base-url http://$(HOST):$(PORT)
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 ## serve: production server: gunicorn (deploy/gunicorn.conf.py), DEBUG off, static files through
