@@ -1,6 +1,8 @@
 """Load on a served Kartothek: pack API readers and play rooms with bots (tools/load.py runs it).
 
-Two kinds of simulated clients, each with its own connection and no cookies:
+Two kinds of simulated clients, each with its own keep-alive connection (locust's
+geventhttpclient client: cheap enough that 200 of them leave the CPU to the server) and no
+cookies:
 
 * ``PackReader`` — a content app: reads the pack index, follows ``latest`` to a release,
   downloads it gzip-compressed, and then polls it with ``If-None-Match`` (a 304 from the
@@ -28,7 +30,7 @@ import time
 import uuid
 from typing import Any
 
-from locust import HttpUser, between, constant_pacing, events, task
+from locust import FastHttpUser, between, constant_pacing, events, task
 
 GAMES = {"sauschwer": 2, "slogan": 2, "symbols": 3, "sign": 4}  # the engines' MIN_PLAYERS
 OPTIONAL = {"stop", "sign", "challenge", "replace"}  # rare on purpose: games should go on
@@ -60,7 +62,7 @@ def _log_failure(request_type: str, name: str, response_time: float, response_le
                         "error": str(exception)[:300]})
 
 
-class PackReader(HttpUser):
+class PackReader(FastHttpUser):
     weight = 3
     wait_time = between(0.5, 2.5)
 
@@ -133,7 +135,7 @@ def _picture_urls(pack: Any) -> list[str]:
     return found
 
 
-class TablePlayer(HttpUser):
+class TablePlayer(FastHttpUser):
     weight = 2
     wait_time = constant_pacing(1.0)
 

@@ -88,6 +88,8 @@ def main() -> int:
                 "--header", f"Authorization: Bearer {token}",
                 "--max-examples", str(args.max_examples), "--seed", str(args.seed),
                 "--generation-database", "none", "--workers", "2", "--no-color",
+                # our seat's token, never a generated one (else nearly every play call is a 403)
+                "--generation-with-security-parameters", "false",
                 "--report", "junit", "--report-dir", str(folder / "report"),
                 "--request-timeout", "30", *args.extra,
             ]

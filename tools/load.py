@@ -18,9 +18,9 @@ Starts everything it needs and stops it again, also on errors and Ctrl-C:
    Each gunicorn worker's resident memory is sampled every few seconds meanwhile.
 
 Prints requests, failures, p50 and p99 per endpoint and each worker's memory over the run
-(first sample after the ramp-up, largest, last), and exits non-zero on any failed request or
-when a worker's memory grew by more than ``--rss-tolerance`` (default 15 %) after the
-ramp-up. The run's files (locust's CSVs, gunicorn's log) stay in the printed folder.
+(after the first minute, half-way through the rest, at the end), and exits non-zero on any
+failed request or when a worker's memory grew by more than ``--rss-tolerance`` (default 5 %)
+over the second half. The run's files (locust's CSVs, gunicorn's log) stay in the printed folder.
 """
 
 from __future__ import annotations
@@ -292,19 +292,27 @@ class MemorySampler:
         if self._thread is not None:
             self._thread.join()
 
+    def save(self, path: Path) -> None:
+        with path.open("w", encoding="utf-8") as file:
+            file.write("worker,seconds,rss_mib\n")
+            for pid, samples in self.samples.items():
+                file.writelines(f"{pid},{t:.1f},{rss:.1f}\n" for t, rss in samples)
+
     def report(self, settled_after: float, tolerance: float) -> tuple[list[str], bool]:
-        """One line per worker: first sample after ``settled_after`` s, the largest, the last;
-        flat when the last is at most ``tolerance`` above the first settled one."""
+        """One line per worker: its memory at ``settled_after`` s, half-way through the rest,
+        and at the end, and the largest. Flat when the second half grew by at most
+        ``tolerance`` (the first minutes fill the per-process caches of immutable bytes)."""
         lines, flat = [], True
         for pid, samples in sorted(self.samples.items(), key=lambda item: item[1][0][0]):
             settled = [rss for t, rss in samples if t >= settled_after] or [samples[-1][1]]
-            first, largest, last = settled[0], max(settled), settled[-1]
+            first, middle, last = settled[0], settled[len(settled) // 2], settled[-1]
             span = f"{samples[0][0]:.0f}–{samples[-1][0]:.0f} s"
-            growth = (last - first) / first if first else 0.0
+            growth = (last - middle) / middle if middle else 0.0
             ok = growth <= tolerance
             flat &= ok
-            lines.append(f"worker {pid} ({span}, {len(samples)} samples): {first:.1f} → max "
-                         f"{largest:.1f} → last {last:.1f} MiB ({growth:+.1%}) {'flat' if ok else 'GREW'}")
+            lines.append(f"worker {pid} ({span}, {len(samples)} samples): {first:.1f} → "
+                         f"{middle:.1f} → {last:.1f} MiB (max {max(settled):.1f}; second half "
+                         f"{growth:+.1%}) {'flat' if ok else 'GREW'}")
         return lines, flat
 
 
@@ -389,7 +397,8 @@ def main() -> int:
                         help="keep gunicorn's max_requests recycling (production's default)")
     parser.add_argument("--database-url", default=None,
                         help="a PostgreSQL server to use instead of a throw-away one")
-    parser.add_argument("--rss-tolerance", type=float, default=0.15)
+    parser.add_argument("--rss-tolerance", type=float, default=0.05,
+                        help="largest growth of a worker's memory over the run's second half")
     parser.add_argument("--keep", action="store_true", help="keep the run's folder")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -412,13 +421,14 @@ def main() -> int:
                 stop_process(locust)
                 sampler.stop()
     rows = read_stats(folder)
+    sampler.save(folder / "rss.csv")
     settle = min(60.0, args.duration / 4)
     memory, flat = sampler.report(settle, args.rss_tolerance)
     total = next((row for row in rows if row.name == "Aggregated"), None)
     print()
     print("\n".join(stats_table(rows)))
     print()
-    print(f"Worker memory (RSS), first sample after {settle:.0f} s → largest → last:")
+    print(f"Worker memory (RSS) at {settle:.0f} s → half-way through the rest → at the end:")
     print("\n".join(memory))
     problems = failures_of(folder)
     if problems:
