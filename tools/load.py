@@ -253,6 +253,18 @@ def workers_of(master: int) -> list[int]:
         return []
 
 
+def cpu_seconds(master: int) -> float:
+    """CPU time (user + system) used so far by gunicorn's master and its current workers."""
+    total = 0.0
+    for pid in [master, *workers_of(master)]:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def rss_mib(pid: int) -> float | None:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -414,12 +426,14 @@ def main() -> int:
                 f"locust: {args.users} users for {args.duration:.0f} s")
             sampler = MemorySampler(app.pid)
             sampler.start()
+            cpu_before = cpu_seconds(app.pid)
             locust = start_locust(port, args.users, args.duration, folder)
             try:
                 locust.wait(args.duration + 120)
             finally:
                 stop_process(locust)
                 sampler.stop()
+            server_cpu = cpu_seconds(app.pid) - cpu_before
     rows = read_stats(folder)
     sampler.save(folder / "rss.csv")
     settle = min(60.0, args.duration / 4)
@@ -428,6 +442,12 @@ def main() -> int:
     print()
     print("\n".join(stats_table(rows)))
     print()
+    if total and total.requests:
+        # Machine-independent (mostly): what the app server spent per request, whatever else
+        # ran on the machine meanwhile.
+        print(f"Server CPU: {server_cpu:.0f} s for {total.requests} requests = "
+              f"{1000 * server_cpu / total.requests:.1f} ms per request; load average now "
+              f"{os.getloadavg()[0]:.1f}\n")
     print(f"Worker memory (RSS) at {settle:.0f} s → half-way through the rest → at the end:")
     print("\n".join(memory))
     problems = failures_of(folder)
