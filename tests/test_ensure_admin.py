@@ -7,7 +7,6 @@ from io import StringIO
 import pytest
 from django.contrib import admin
 from django.core.management import call_command
-from django.test import override_settings
 from django.urls import path
 
 # A URLconf with the admin somewhere else, as KARTOTHEK_ADMIN_PATH=verwaltung/ mounts it.
@@ -15,7 +14,7 @@ urlpatterns = [path("verwaltung/", admin.site.urls)]
 
 
 @pytest.mark.django_db
-@override_settings(ROOT_URLCONF=__name__)
+@pytest.mark.urls(__name__)
 def test_the_login_message_names_the_configured_admin_path(tmp_path, settings):
     settings.VAR_DIR = tmp_path
     out = StringIO()
