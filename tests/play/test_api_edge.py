@@ -16,11 +16,11 @@ pytestmark = pytest.mark.django_db
 @pytest.mark.parametrize("cookie", ["yes", 1, None, {}])
 def test_a_cookie_flag_that_is_not_true_or_false_makes_no_room_and_no_seat(cookie):
     release_of("slogan")
-    response = Client().post("/api/play/rooms", json.dumps(
-        {"game": "slogan", "language": "en", "name": "Ada", "cookie": cookie}), content_type="application/json")
+    data = {"game": "slogan", "language": "en", "name": "Ada", "cookie": cookie}
+    response = Client().post("/api/play/rooms", json.dumps(data), content_type="application/json")
     assert response.status_code == 400
     assert "cookie" in response.json()["error"] and not Room.objects.exists()
     host = open_room(Client(), "slogan")
-    response = Client().post(f"/api/play/rooms/{host.code}/seats", json.dumps({"name": "Bo", "cookie": cookie}),
-                             content_type="application/json")
+    response = Client().post(f"/api/play/rooms/{host.code}/seats",
+                             json.dumps({"name": "Bo", "cookie": cookie}), content_type="application/json")
     assert response.status_code == 400 and Seat.objects.count() == 1
