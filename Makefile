@@ -30,7 +30,7 @@ run: $(STAMP)
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py import_catalogue
 	$(BIN)/python manage.py publish_starter
-	$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
+	$(BIN)/python manage.py ensure_admin --base-url http://$(HOST):$(PORT)
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 ## serve: production server: gunicorn (deploy/gunicorn.conf.py), DEBUG off, static files through
@@ -80,6 +80,23 @@ bench-serve: $(DEV_STAMP)
 ## bench-play: gunicorn on loopback, 50 rooms of 6 players polling once a second for 60 s
 bench-play: $(DEV_STAMP)
 	$(BIN)/python bench/play_speed.py
+
+.PHONY: load faults fuzz-api
+
+## load: production stack on loopback (PostgreSQL, gunicorn, DEBUG off) under 200 locust
+## clients for 5 minutes; p50/p99 per endpoint, each worker's memory (README: Proof under load)
+## (LOAD_ARGS e.g. --duration 60 --users 50)
+load: $(DEV_STAMP)
+	$(BIN)/python tools/load.py $(LOAD_ARGS)
+
+## faults: a worker killed and PostgreSQL restarted during 2 minutes of that load, an import
+## killed midway; every request succeeds afterwards and nothing applied is lost
+faults: $(DEV_STAMP)
+	$(BIN)/python tools/faults.py $(FAULTS_ARGS)
+
+## fuzz-api: schemathesis against the served /api/openapi.json (packs and play)
+fuzz-api: $(DEV_STAMP)
+	$(BIN)/python tools/fuzz_api.py $(FUZZ_ARGS)
 
 ## mutate: mutation check of the content rules (docs/mutation-testing.md); fails below 85 %
 mutate: $(DEV_STAMP)

@@ -135,6 +135,12 @@ def _room_response(body: dict[str, Any], status: int = 200) -> JsonResponse:
     return response
 
 
+def _check_cookie_flag(data: dict[str, Any]) -> None:
+    """``"cookie"`` is true or false (checked before anything is made)."""
+    if not isinstance(data.get("cookie", True), bool):
+        raise BadRequest("\"cookie\" is true or false (false: no seat cookie).")
+
+
 def _set_seat_cookie(request: HttpRequest, response: HttpResponse, data: dict[str, Any],
                      code: str, token: str) -> None:
     if data.get("cookie", True) is not False:
@@ -154,6 +160,7 @@ def _limited() -> JsonResponse:
 @api_view(("POST",))
 def create_room(request: HttpRequest) -> HttpResponse:
     data = _body(request)
+    _check_cookie_flag(data)
     if not allow(request):
         return _limited()
     user = request.user if request.user.is_authenticated else None
@@ -226,6 +233,7 @@ def _acting_seat(request: HttpRequest, code: str) -> Seat:
 @api_view(("POST",))
 def join(request: HttpRequest, code: str) -> HttpResponse:
     data = _body(request)
+    _check_cookie_flag(data)
     found = rooms.get_room(code)
     if not allow(request):
         return _limited()

@@ -66,6 +66,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # /api/ answers a JSON 503 while the database cannot be reached (kartothek/unavailable.py).
+    "kartothek.unavailable.DatabaseUnavailableMiddleware",
     # Last, as django-axes asks: turns a locked-out login into its 429 answer.
     "axes.middleware.AxesMiddleware",
 ]

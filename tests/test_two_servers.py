@@ -4,16 +4,26 @@ Two gunicorn servers (each `make serve`'s command) on loopback share the test da
 curator logs in on one and goes on on the other with the same cookie (sessions are in the
 database), publishes on one while the other serves the pack API (which sees the new release
 at once), and failed logins counted on one lock the account on the other (django-axes keeps
-its counts in the database). Skipped on SQLite, which two servers do not share.
+its counts in the database). A play room is opened on one server and joined on the other;
+its two seats play through their own servers, turn by turn, while a curator publishes on the
+first and the second keeps serving packs and rooms: every seat sees the same room on both
+servers, an ETag from one is a 304 on the other, the room's log holds exactly the actions
+the players were told were applied, and room creations and joins spread over both servers
+share one rate limit (counted in the database). Skipped on SQLite, which two servers do not
+share.
 """
 
 from __future__ import annotations
 
 import http.client
+import itertools
 import json
+import random
 import re
 import subprocess
 import sys
+import threading
+import time
 from http.cookies import SimpleCookie
 from pathlib import Path
 
@@ -24,10 +34,15 @@ from django.db import connection
 from cards.catalogue import import_catalogue
 from exports.changes import pending
 from exports.models import Release
+from games.models import ActionLog, RateHit, Room
 from tests.conftest import MINI
+from tests.play.core_helpers import release_of
 from tests.test_production import clean_environment, free_port, start_gunicorn, stop, wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Room creations and joins a minute per client address (both servers see 127.0.0.1).
+PLAY_LIMIT = 4
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -81,6 +96,20 @@ def staff_user(name: str, password: str) -> User:
     return user
 
 
+def publish_on(browser: Browser, port: int, game: str, language: str) -> int:
+    """Publish as a curator does: confirm the review page when the admin has one (the hidden
+    fields say which release and draft it showed), else the plain publish form."""
+    review = f"/admin/exports/publish/{game}/{language}/"
+    status, _, page = browser.request(port, "GET", review)
+    if status != 200:
+        return browser.post_form(port, "/admin/exports/publish/", {"game": game, "language": language})[0]
+    fields = {k.decode(): v.decode() for k, v in re.findall(rb'name="(reviewed_\w+)" value="([^"]*)"', page)}
+    token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    assert token is not None and fields, page[:500]
+    return browser.request(port, "POST", review, {**fields, "confirm": "on",
+                                                   "csrfmiddlewaretoken": token.group(1).decode()})[0]
+
+
 def login(browser: Browser, port: int, username: str, password: str) -> int:
     status, _, _ = browser.post_form(port, "/admin/login/?next=/admin/",
                                      {"username": username, "password": password})
@@ -100,7 +129,7 @@ def two_servers(tmp_path, settings):  # type: ignore[no-untyped-def]
     base = clean_environment(
         SECRET_KEY="two-servers-share-this-secret-key-" + "x" * 30, DEBUG="0",
         ALLOWED_HOSTS="127.0.0.1", DATABASE_URL=url, KARTOTHEK_VAR_DIR=str(tmp_path),
-        WEB_CONCURRENCY="1", HOST="127.0.0.1",
+        WEB_CONCURRENCY="1", HOST="127.0.0.1", KARTOTHEK_PLAY_RATE_LIMIT=str(PLAY_LIMIT),
     )
     collected = subprocess.run([sys.executable, "manage.py", "collectstatic", "--no-input"],
                                cwd=ROOT, env=base, capture_output=True, text=True, timeout=300)
@@ -172,3 +201,153 @@ def test_failed_logins_counted_on_one_server_lock_the_account_on_the_other(two_s
     assert login(Browser(), b, "carla", "wrong") == 429  # the fifth, on either server
     assert login(Browser(), a, "carla", "karten-pw-1") == 429
     assert login(Browser(), b, "carla", "karten-pw-1") == 429
+
+
+def api(port: int, method: str, path: str, token: str | None = None, data: object = None,
+        etag: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One request of a client without cookies (a seat proved by its Bearer token)."""
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    if etag:
+        headers["If-None-Match"] = etag
+    connection_ = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection_.request(method, path, body=None if data is None else json.dumps(data),
+                            headers=headers)
+        response = connection_.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection_.close()
+
+
+def test_a_room_is_played_across_both_servers_while_one_publishes(two_servers):
+    a, b = two_servers
+    assert not import_catalogue(MINI).errors
+    release_of("slogan")  # 2 to 6 players, one turn after the other
+    curator = Browser()
+    user = staff_user("carla", "karten-pw-1")
+    user.groups.add(Group.objects.get(name="Curators"))
+    assert login(curator, a, "carla", "karten-pw-1") == 302
+    assert publish_on(curator, a, "sauschwer", "en") == 302
+
+    # Opened on A, joined on B, started on A: the room is in the database, not in a server.
+    status, _, data = api(a, "POST", "/api/play/rooms",
+                          data={"game": "slogan", "language": "en", "name": "Ada", "cookie": False})
+    assert status == 201, data
+    created = json.loads(data)
+    code = created["code"]
+    status, _, data = api(b, "POST", f"/api/play/rooms/{code}/seats", data={"name": "Bo", "cookie": False})
+    assert status == 201, data
+    seats = {created["seat"]: (created["token"], a), json.loads(data)["seat"]: (json.loads(data)["token"], b)}
+    status, _, data = api(a, "POST", f"/api/play/rooms/{code}/start", created["token"], {})
+    assert status == 200, data
+
+    # Meanwhile a reader of server B polls the pack and the room's table view, and a curator
+    # publishes sauschwer 2 on server A: B answers every request, never an error.
+    stop_reading = threading.Event()
+    read_problems: list[str] = []
+
+    answered_at: list[float] = []
+
+    def read_b() -> None:
+        while not stop_reading.is_set():
+            for path in ("/api/packs/sauschwer/en/latest", f"/api/play/rooms/{code}", "/api/packs/"):
+                status, _, body = api(b, "GET", path)
+                if status not in (200, 302):
+                    read_problems.append(f"{path}: {status} {body[:200]!r}")
+                answered_at.append(time.monotonic())
+
+    reader = threading.Thread(target=read_b)
+    reader.start()
+    from cards.models import SauschwerObject
+
+    egg = SauschwerObject.objects.order_by("pk").first()
+    assert egg is not None
+    egg.source = egg.source + " (checked)"
+    egg.save()
+    publish_answer: list[int] = []
+    published_between: list[float] = []
+
+    def publish_on_a() -> None:
+        published_between.append(time.monotonic())
+        publish_answer.append(publish_on(curator, a, "sauschwer", "en"))
+        published_between.append(time.monotonic())
+
+    publisher = threading.Thread(target=publish_on_a)
+
+    rng = random.Random(14)
+    told: list[tuple[str, str, int]] = []  # (seat, action id, version) as the answers said
+    servers_used: list[int] = []
+    for turn in range(60):
+        views = {}
+        for seat, (token, port) in seats.items():
+            status, headers, data = api(port, "GET", f"/api/play/rooms/{code}", token)
+            assert status == 200, data
+            views[seat] = (json.loads(data), headers["etag"])
+            # The other server shows this seat the very same room, and knows its ETag.
+            other = b if port == a else a
+            status, _, again = api(other, "GET", f"/api/play/rooms/{code}", token)
+            assert status == 200 and json.loads(again) == views[seat][0]
+            assert api(other, "GET", f"/api/play/rooms/{code}", token, etag=headers["etag"])[0] == 304
+        versions = {body["version"] for body, _ in views.values()}
+        assert len(versions) == 1, versions
+        if any(body["status"] == "finished" for body, _ in views.values()):
+            break
+        movers = [seat for seat, (body, _) in views.items() if body["legal_actions"]]
+        assert movers, views
+        seat = movers[0]
+        body = views[seat][0]
+        legal = [x for x in body["legal_actions"] if x.get("type") not in ("challenge", "stop")]
+        action = rng.choice(legal or body["legal_actions"])
+        token, port = seats[seat]
+        action_id = f"{seat}-{turn}"
+        status, _, data = api(port, "POST", f"/api/play/rooms/{code}/actions", token,
+                              {"id": action_id, "version": body["version"], "action": action})
+        assert status == 200, data
+        answer = json.loads(data)
+        assert answer["version"] > body["version"]
+        told.append((seat, action_id, answer["version"]))
+        servers_used.append(port)
+        if turn == 3:
+            publisher.start()  # the game goes on meanwhile
+        if not reader.is_alive() or (published_between[1:] and turn >= 12):
+            break
+
+    if not published_between:  # the game ended early: publish with only the reader going on
+        publisher.start()
+    publisher.join(timeout=120)
+    assert publish_answer == [302]
+    start, end = published_between
+    assert any(start < t < end for t in answered_at)  # B answered while A published
+    # Right after the publish on A, B serves the new release.
+    status, headers, _ = api(b, "GET", "/api/packs/sauschwer/en/latest")
+    assert status == 302 and headers["location"].endswith("/api/packs/sauschwer/en/2.json")
+    stop_reading.set()
+    reader.join(timeout=60)
+    assert not read_problems, read_problems[:5]
+
+    # Moves went through both servers, one after the other, and each applied action the
+    # players were told of is in the room's log, in order, and nothing else is.
+    assert len(told) >= 6 and {a, b} <= set(servers_used)
+    switches = sum(1 for x, y in itertools.pairwise(servers_used) if x != y)
+    assert switches >= len(servers_used) // 3, servers_used
+    room = Room.objects.get(code=code)
+    logged = list(ActionLog.objects.filter(room=room, by="player").order_by("version").values_list(
+        "seat", "action_id", "version"))
+    assert logged == told
+    assert room.version >= told[-1][2]
+    assert room.release.version == 1  # publishing changed no running game
+
+    # Creations and joins on either server count against one limit (counted per minute: a
+    # fresh count, not too near the minute's end).
+    RateHit.objects.all().delete()
+    if time.time() % 60 > 50:
+        time.sleep(61 - time.time() % 60)
+    for port in [a, b] * (PLAY_LIMIT // 2):
+        status, _, _ = api(port, "POST", "/api/play/rooms",
+                           data={"game": "slogan", "language": "en", "name": "Cy", "cookie": False})
+        assert status == 201
+    for port in (a, b):
+        status, headers, data = api(port, "POST", f"/api/play/rooms/{code}/seats", data={"name": "Di"})
+        assert status == 429 and headers["content-type"] == "application/json", data

@@ -3,6 +3,7 @@ import secrets
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.urls import reverse
 
 
 class Command(BaseCommand):
@@ -13,10 +14,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default="admin")
-        parser.add_argument("--url", default="http://127.0.0.1:8000/admin/",
-                            help="where the admin will be served (for the message)")
+        parser.add_argument("--base-url", default="http://127.0.0.1:8000",
+                            help="where the site will be served (for the message); the admin's "
+                                 "path (KARTOTHEK_ADMIN_PATH) is added to it")
 
-    def handle(self, *args, username, url, **options):
+    def handle(self, *args, username, base_url, **options):
+        # The login page as the URLconf has it, so KARTOTHEK_ADMIN_PATH is honoured.
+        url = base_url.rstrip("/") + reverse("admin:index")
         User = get_user_model()
         password_file = settings.VAR_DIR / "admin-password.txt"
         if not User.objects.filter(is_superuser=True).exists():
