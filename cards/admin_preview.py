@@ -171,10 +171,16 @@ class CardPreviewMixin:
                 continue
             if getattr(field.widget, "input_type", "") == "file":
                 continue
+            raw = field.widget.value_from_datadict(request.POST, {}, name)
             try:
-                value = field.clean(field.widget.value_from_datadict(request.POST, {}, name))
+                value = field.clean(raw)
             except ValidationError:
-                continue
+                # A text the form will refuse (too long, say) is still drawn: seeing that
+                # it does not fit is the point. Anything else keeps the stored value.
+                if not (isinstance(raw, str) and instance._meta.get_field(name).get_internal_type()
+                        in ("CharField", "TextField")):
+                    continue
+                value = raw.strip()[:2000]
             setattr(instance, name, value)
         return instance
 

@@ -366,32 +366,55 @@ def item_from_pack(pack: Mapping[str, Any], key: str, group: str | None = None) 
 
 def group_of_key(game: str, key: str, release: int | None = None) -> str | None:
     """Which card group of ``game`` holds ``key`` (now, or in release N)."""
+    groups = GAME_GROUPS.get(game, ())
     if release is not None:
-        from exports.packs import PackError, load_pack
-
-        try:
-            pack = load_pack(game, settings.KARTOTHEK_LANGUAGES[0], release=release)
-        except PackError:
-            return None
-        item = item_from_pack(pack, key)
-        return item["group"] if item else None
-    from django.apps import apps
-
-    for group in GAME_GROUPS.get(game, ()):
-        model = apps.get_model("cards", GROUPS[group][1])
-        if model._default_manager.filter(key=key).exists():
+        return _release_groups(game, release).get(key)
+    if len(groups) == 1:
+        return groups[0] if _model_of(groups[0])._default_manager.filter(key=key).exists() else None
+    for group in groups:
+        if _model_of(group)._default_manager.filter(key=key).exists():
             return group
     return None
 
 
+def _model_of(group: str) -> type[Model]:
+    from django.apps import apps
+
+    return apps.get_model("cards", GROUPS[group][1])
+
+
+def _release_groups(game: str, release: int) -> dict[str, str]:
+    """key -> group of the cards of release N (of the source language), cached by the
+    release's sha256: a release never changes, and the publish page asks for many keys."""
+    from exports.models import Release
+    from exports.packs import PackError, load_pack
+
+    language = settings.KARTOTHEK_LANGUAGES[0]
+    sha = (Release.objects.filter(game=game, language=language, version=release)
+           .values_list("sha256", flat=True).first())
+    if sha is None:
+        return {}
+    cache_key = f"card-preview-keys:{game}:{release}:{sha}"
+    found = cache.get(cache_key)
+    if found is None:
+        try:
+            pack = load_pack(game, language, release=release)
+        except PackError:
+            return {}
+        found = {entry["key"]: group for group in GAME_GROUPS[game]
+                 for entry in pack["body"].get(BODY_LIST[group], [])}
+        cache.set(cache_key, found, CACHE_SECONDS)
+    return dict(found)
+
+
 def preview_url(game: str, language: str, key: str, *, release: int | None = None,
-                side: str = "front", width_px: int = DEFAULT_WIDTH) -> str:
+                side: str = "front", width_px: int = DEFAULT_WIDTH, group: str | None = None) -> str:
     """The admin URL of the PNG of card ``key``: as it is now (``release=None``) or as it was
     in release N (drawn from that release's pack). Staff with view permission on the card's
-    content type may open it."""
-    group = group_of_key(game, key, release)
-    model = GROUPS[group][1] if group else GROUPS[GAME_GROUPS[game][0]][1]
-    url = reverse(f"admin:cards_{model}_card_preview", args=[language, key])
+    content type may open it. ``group`` (concepts, tiles…) saves looking the key up."""
+    if group is None:
+        group = group_of_key(game, key, release) or GAME_GROUPS[game][0]
+    url = reverse(f"admin:cards_{GROUPS[group][1]}_card_preview", args=[language, key])
     query = f"?side={side}" + (f"&release={release}" if release is not None else "")
     if width_px != DEFAULT_WIDTH:
         query += f"&width={width_px}"

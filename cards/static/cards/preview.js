@@ -142,8 +142,8 @@
   /* The translation editor: a row with data-card-preview="<url>" gets its card's preview. */
   function editorRows() {
     document.querySelectorAll("[data-card-preview]").forEach(function (row) {
-      if (row.querySelector(".card-preview-row")) { return; }
-      var cell = row.querySelector("[data-card-preview-slot]") || row.lastElementChild;
+      if (!row.dataset.cardPreview || row.querySelector(".card-preview-row")) { return; }
+      var cell = row.querySelector("[data-card-preview-slot]") || row.firstElementChild;
       if (!cell) { return; }
       var holder = document.createElement("span");
       holder.className = "card-thumb card-preview-row";
