@@ -32,8 +32,9 @@ from exports.preview import GROUPS, PreviewError
 
 SALT = "kartothek.card-preview"
 SIGNED_MAX_AGE = 24 * 3600
+MAX_TEXT = 2000             # characters of a typed text that are drawn (fields allow far fewer)
 MAX_SIGNED = 8000           # characters of a typed preview's signed data (a slogan card: ~1,500)
-THUMB_WIDTH, LARGE_WIDTH, PAGE_WIDTH = 60, 240, 200
+THUMB_WIDTH, LARGE_WIDTH, PAGE_WIDTH = 44, 240, 200
 GROUP_OF_MODEL = {model: group for group, (_game, model, _label) in GROUPS.items()}
 TRANSLATION_ROW = re.compile(
     r"^(?P<prefix>.*translation[^-]*(?:-content_type-object_id)?)-(?P<n>\d+)-"
@@ -70,7 +71,7 @@ def typed_overrides(post: Any) -> dict[tuple[str, str], str]:
     for row in rows.values():
         if row.get("DELETE") or not row.get("language") or not row.get("field"):
             continue
-        found[(row["field"], row["language"])] = row.get("text", "")
+        found[(row["field"], row["language"])] = row.get("text", "")[:MAX_TEXT]
     return found
 
 
@@ -180,7 +181,7 @@ class CardPreviewMixin:
                 if not (isinstance(raw, str) and instance._meta.get_field(name).get_internal_type()
                         in ("CharField", "TextField")):
                     continue
-                value = raw.strip()[:2000]
+                value = raw.strip()[:MAX_TEXT]
             setattr(instance, name, value)
         return instance
 
@@ -197,12 +198,14 @@ class CardPreviewMixin:
                 side = n + 1
             slogan = stored.get(side)
             correct = post.get(prefix + "correct", "")
-            options = [(post.get(f"{prefix}option_{k}", ""), correct == str(k)) for k in range(1, 5)]
+            options = [(post.get(f"{prefix}option_{k}", "")[:MAX_TEXT], correct == str(k))
+                       for k in range(1, 5)]
             if not any(post.get(prefix + name) for name in ("text", "option_1")) and slogan is not None:
                 options = [(o.text, o.is_correct) for o in slogan.options.order_by("position")]
                 text, keep = slogan.text, slogan.keep_german
             else:
-                text, keep = post.get(prefix + "text", ""), bool(post.get(prefix + "keep_german"))
+                text = post.get(prefix + "text", "")[:MAX_TEXT]
+                keep = bool(post.get(prefix + "keep_german"))
             key = post.get(prefix + "key") or (slogan.key if slogan is not None else f"slogan-{side}")
             slogans.append(((key, text, keep, options, {}), slogan))
         key = post.get("key") or (getattr(card, "key", "") or "new-card")
@@ -328,7 +331,8 @@ class CardPreviewMixin:
             '<img src="{}?width={}" alt="" width="{}" height="{}" loading="lazy" decoding="async">'
             '<img class="card-thumb-large" src="{}?width={}" alt="Preview of {} (front)" '
             'width="{}" height="{}" loading="lazy" decoding="async"></span>',
-            label, base, THUMB_WIDTH, THUMB_WIDTH, preview.height_for(THUMB_WIDTH),
+            # drawn at twice the size it is shown: sharp on high-density screens
+            label, base, 2 * THUMB_WIDTH, THUMB_WIDTH, preview.height_for(THUMB_WIDTH),
             base, LARGE_WIDTH, label, LARGE_WIDTH, preview.height_for(LARGE_WIDTH),
         )
 

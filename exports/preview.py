@@ -241,15 +241,20 @@ def _picture(tile: Any) -> dict[str, Any] | None:
             "width": tile.image_width, "height": tile.image_height, "source": "", "licence": ""}
 
 
-def _sign_refs(symbol: Any, language: str, overrides: Overrides | None = None) -> dict[str, Any]:
+def _sign_refs(symbol: Any, language: str, overrides: Overrides | None = None,
+               typed_colour: Any = None) -> dict[str, Any]:
+    """A Sign card's symbol and the deck's colours; ``typed_colour`` (a colour with unsaved
+    values) stands in for the stored one, ``overrides`` apply to whichever was typed."""
     from cards.models import SignColour
 
     colours = []
-    for colour in SignColour.objects.order_by("position", "key"):
-        named = _text(colour, "name", language)
+    for stored in SignColour.objects.order_by("position", "key"):
+        mine = typed_colour is not None and stored.pk == typed_colour.pk
+        colour = typed_colour if mine else stored
+        named = _text(colour, "name", language, overrides if mine else None)
         colours.append({"key": colour.key, "name": named["text"], "status": named["status"],
                         "hex": colour.hex, "mark": colour.mark, "position": colour.position})
-    named = _text(symbol, "name", language, overrides)
+    named = _text(symbol, "name", language, None if typed_colour is not None else overrides)
     return {"symbols": [{"key": symbol.key, "name": named["text"], "status": named["status"],
                          "icon": symbol.icon or None, "position": symbol.position}],
             "colours": colours}
@@ -317,8 +322,11 @@ def item_of(obj: Model, language: str, overrides: Overrides | None = None) -> di
         if card is None:
             return None
         item = item_of(card, language)
-        if item is not None and overrides and isinstance(obj, m.SignSymbol):
-            item["refs"] = _sign_refs(obj, language, overrides)
+        if item is not None:  # the typed (unsaved) symbol or colour, not the stored one
+            if isinstance(obj, m.SignSymbol):
+                item["refs"] = _sign_refs(obj, language, overrides)
+            else:
+                item["refs"] = _sign_refs(card.symbol, language, overrides, typed_colour=obj)
         return item
     if isinstance(obj, m.SloganCard):
         slogans = list(obj.slogans.order_by("side")) if obj.pk else []

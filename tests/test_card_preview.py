@@ -331,3 +331,18 @@ def test_the_translation_editor_rows_carry_their_card_preview(mini_catalogue):
     urls = re.findall(r'data-card-preview="([^"]+)"', html)
     assert urls and all("/preview/en/" in url for url in urls)
     assert client.get(urls[0].replace("&amp;", "&") + "&width=60").status_code == 200
+
+
+def test_a_sign_colour_or_symbol_previews_a_card_with_the_typed_name(mini_catalogue):
+    from cards.models import SignColour, SignSymbol
+
+    client = client_of(user_in("Curators"), csrf=True)
+    card = SignCard.objects.select_related("symbol", "colour").order_by("key").first()
+    colour_answer = form_preview(client, SignColour, {
+        "_preview_object_id": card.colour.pk, "name": "Karminrot", "_preview_language": "de"})
+    assert "Karminrot" in colour_answer["previews"][0]["alt"]
+    symbol_answer = form_preview(client, SignSymbol, {
+        "_preview_object_id": card.symbol.pk, "name": "Schiffsanker", "_preview_language": "de"})
+    assert "Schiffsanker" in symbol_answer["previews"][0]["alt"]
+    card.colour.refresh_from_db()
+    assert card.colour.name != "Karminrot"

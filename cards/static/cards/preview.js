@@ -31,9 +31,10 @@
     return figure;
   }
 
-  function showProblems(area, problems) {
+  function showProblems(area, problems, drawn) {
     area.textContent = "";
     if (!problems.length) {
+      if (!drawn) { return; } // no card yet (a new Sign card before its symbol and colour)
       var ok = document.createElement("p");
       ok.className = "card-preview-ok";
       ok.textContent = "Every text fits the card.";
@@ -110,11 +111,11 @@
           };
           next.src = shot.url;
         });
-        showProblems(area, answer.problems || []);
-        if (answer.error) { showProblems(area, [{ language: "", message: answer.error }]); }
+        showProblems(area, answer.problems || [], (answer.previews || []).length > 0);
+        if (answer.error) { showProblems(area, [{ language: "–", message: answer.error }], false); }
       }).catch(function () {
         if (number === sent) {
-          showProblems(area, [{ language: "–", message: "The preview could not be updated (network or server error)." }]);
+          showProblems(area, [{ language: "–", message: "The preview could not be updated (network or server error)." }], false);
         }
       }).finally(function () {
         if (number === sent) {
@@ -133,6 +134,10 @@
 
     form.addEventListener("input", later);
     form.addEventListener("change", later);
+    // The admin's autocomplete fields (select2) announce a choice through jQuery only.
+    if (window.django && window.django.jQuery) {
+      window.django.jQuery(form).on("change", "select", later);
+    }
     panel.querySelectorAll("input[data-preview-language]").forEach(function (box) {
       box.addEventListener("change", refresh);
     });
@@ -151,10 +156,10 @@
       holder.setAttribute("role", "img");
       holder.setAttribute("aria-label", row.dataset.cardPreviewLabel || "Card preview");
       var small = document.createElement("img");
-      small.src = row.dataset.cardPreview + "&width=60";
+      small.src = row.dataset.cardPreview + "&width=88"; // shown at half: sharp on dense screens
       small.alt = "";
-      small.width = 60;
-      small.height = 84;
+      small.width = 44;
+      small.height = 61;
       small.loading = "lazy";
       var large = document.createElement("img");
       large.className = "card-thumb-large";
