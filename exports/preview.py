@@ -387,11 +387,13 @@ def item_from_pack(pack: Mapping[str, Any], key: str, group: str | None = None) 
 # --- URLs ---------------------------------------------------------------------------------------
 
 
-def group_of_key(game: str, key: str, release: int | None = None) -> str | None:
-    """Which card group of ``game`` holds ``key`` (now, or in release N)."""
+def group_of_key(game: str, key: str, release: int | None = None,
+                 language: str | None = None) -> str | None:
+    """Which card group of ``game`` holds ``key`` (now, or in release N of ``language``,
+    the source language when not given)."""
     groups = GAME_GROUPS.get(game, ())
     if release is not None:
-        return _release_groups(game, release).get(key)
+        return _release_groups(game, release, language or settings.KARTOTHEK_LANGUAGES[0]).get(key)
     if len(groups) == 1:
         return groups[0] if _model_of(groups[0])._default_manager.filter(key=key).exists() else None
     for group in groups:
@@ -406,18 +408,17 @@ def _model_of(group: str) -> type[Model]:
     return apps.get_model("cards", GROUPS[group][1])
 
 
-def _release_groups(game: str, release: int) -> dict[str, str]:
-    """key -> group of the cards of release N (of the source language), cached by the
-    release's sha256: a release never changes, and the publish page asks for many keys."""
+def _release_groups(game: str, release: int, language: str) -> dict[str, str]:
+    """key -> group of the cards of release N, cached by the release's sha256: a release
+    never changes, and the publish page asks for many keys."""
     from exports.models import Release
     from exports.packs import PackError, load_pack
 
-    language = settings.KARTOTHEK_LANGUAGES[0]
     sha = (Release.objects.filter(game=game, language=language, version=release)
            .values_list("sha256", flat=True).first())
     if sha is None:
         return {}
-    cache_key = f"card-preview-keys:{game}:{release}:{sha}"
+    cache_key = f"card-preview-keys:{game}:{language}:{release}:{sha}"
     found = cache.get(cache_key)
     if found is None:
         try:
@@ -436,7 +437,7 @@ def preview_url(game: str, language: str, key: str, *, release: int | None = Non
     in release N (drawn from that release's pack). Staff with view permission on the card's
     content type may open it. ``group`` (concepts, tiles…) saves looking the key up."""
     if group is None:
-        group = group_of_key(game, key, release) or GAME_GROUPS[game][0]
+        group = group_of_key(game, key, release, language) or GAME_GROUPS[game][0]
     url = reverse(f"admin:cards_{GROUPS[group][1]}_card_preview", args=[language, key])
     query = f"?side={side}" + (f"&release={release}" if release is not None else "")
     if width_px != DEFAULT_WIDTH:

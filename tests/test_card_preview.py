@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.cache import cache
+from django.db import transaction
 from django.template import Context, Template
 from django.test import Client
 from PIL import Image
 
+from cards.catalogue import import_catalogue
 from cards.models import (
     AlfonsCard,
     ConceptCard,
@@ -36,6 +39,22 @@ CSRF_TOKEN = "k" * 32
 LONG = ("Ein ausgesprochen langer Begriff, der mit jedem weiteren Wort noch ein wenig länger "
         "wird und niemals auf eine einzige Zeile einer Spielkarte passt")
 CARD_MODELS = (ConceptCard, SymbolTile, SignCard, SloganCard, AlfonsCard, SauschwerObject)
+MINI = Path(__file__).parent / "data" / "mini"
+
+
+@pytest.fixture(scope="module")
+def mini_catalogue(django_db_setup, django_db_blocker):
+    """The mini catalogue, loaded once for the module (each test runs in a savepoint inside
+    it and is rolled back, as in test_permission_matrix)."""
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+        try:
+            assert not import_catalogue(MINI).errors
+            yield
+        finally:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
 
 
 @pytest.fixture(autouse=True)
@@ -76,16 +95,16 @@ def colours(data: bytes) -> int:
 # --- the preview itself --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("model", CARD_MODELS, ids=lambda m: m.__name__)
-def test_every_kind_of_card_previews_front_and_back_as_a_png_of_the_asked_size(mini_catalogue, model):
-    obj = model.objects.order_by("key").first()
-    for language in ("de", "en"):
-        item = item_of(obj, language)
-        front = card_preview(obj.GAME, item, language, side="front", width_px=180)
-        back = card_preview(obj.GAME, item, language, side="back", width_px=180)
-        assert png_size(front) == (180, height_for(180)) == png_size(back)
-        assert front != back
-        assert colours(front) > 20  # drawn (text edges, antialiasing), not a blank page
+def test_every_kind_of_card_previews_front_and_back_as_a_png_of_the_asked_size(mini_catalogue):
+    for model in CARD_MODELS:
+        obj = model.objects.order_by("key").first()
+        for language in ("de", "en"):
+            item = item_of(obj, language)
+            front = card_preview(obj.GAME, item, language, side="front", width_px=180)
+            back = card_preview(obj.GAME, item, language, side="back", width_px=180)
+            assert png_size(front) == (180, height_for(180)) == png_size(back), model
+            assert front != back, model
+            assert colours(front) > 20, model  # drawn (text edges, antialiasing), not blank
 
 
 def test_the_english_preview_prints_the_english_text(mini_catalogue):
@@ -313,8 +332,8 @@ def test_list_pages_have_a_preview_thumbnail_per_card(mini_catalogue):
         assert "card-thumb-large" in html
 
 
-def test_the_card_pair_shows_a_release_beside_now(mini_catalogue, rf):
-    released = publish("sauschwer", "de").release.version
+def test_the_card_pair_shows_a_release_beside_now(mini_catalogue):
+    released = publish("sauschwer", "en").release.version
     egg = SauschwerObject.objects.get(key="ein-huehnerei")
     SauschwerObject.objects.create(key="ein-neues-ding", name="Ein neues Ding", weight_g=5)
     html = Template('{% include "admin/exports/_card_pair.html" %}').render(Context(

@@ -42,7 +42,7 @@ def card_pair(game: str, language: str, key: str, release: int | str | None) -> 
     """The URLs of a card as it was in ``release`` and as it is now (front and back); a side
     is None where the card did not exist (added since) or does not any more (removed)."""
     number = int(release) if release not in (None, "") else None
-    then = preview.group_of_key(game, key, number) if number is not None else None
+    then = preview.group_of_key(game, key, number, language) if number is not None else None
     now = preview.group_of_key(game, key, None)
 
     def urls(group: str | None, at: int | None) -> dict[str, str] | None:
