@@ -75,6 +75,17 @@ def typed_overrides(post: Any) -> dict[tuple[str, str], str]:
     return found
 
 
+def item_from_form(model_admin: Any, request: HttpRequest, obj: Model | None, language: str,
+                   ) -> dict[str, Any] | None:
+    """The pack-form item of a change form's unsaved data (``request.POST``, as the page
+    would send it; ``obj`` the stored card or None on an add page), in ``language``.
+    Nothing is saved and no upload is read."""
+    typed = CardPreviewMixin._typed_instance(model_admin, request, obj)
+    if model_admin.model._meta.model_name == "slogancard":
+        return CardPreviewMixin._typed_slogans(model_admin, request, typed, language)
+    return preview.item_of(typed, language, typed_overrides(request.POST))
+
+
 class CardPreviewMixin:
     """For a ContentAdmin: preview URLs, the change page's preview panel, a list column."""
 
@@ -185,7 +196,8 @@ class CardPreviewMixin:
             setattr(instance, name, value)
         return instance
 
-    def _typed_slogans(self, request: HttpRequest, card: Model | None, language: str
+    @staticmethod
+    def _typed_slogans(model_admin: Any, request: HttpRequest, card: Model | None, language: str
                        ) -> dict[str, Any]:
         post = request.POST
         stored = {s.side: s for s in card.slogans.all()} if card is not None and card.pk else {}
@@ -230,16 +242,11 @@ class CardPreviewMixin:
         except ValueError:
             width = PAGE_WIDTH
         width = max(preview.MIN_WIDTH, min(preview.MAX_WIDTH, width))
-        typed = self._typed_instance(self, request, obj)
-        overrides = typed_overrides(post)
         game = str(self.model.GAME)  # type: ignore[attr-defined]
         url = reverse(f"admin:{self.model._meta.app_label}_{self.model._meta.model_name}_typed_preview")
         previews, problems = [], []
         for language in languages:
-            if self.model._meta.model_name == "slogancard":
-                item = self._typed_slogans(request, typed, language)
-            else:
-                item = preview.item_of(typed, language, overrides)
+            item = item_from_form(self, request, obj, language)
             if item is None:
                 continue
             problems += [{"language": language, "message": m}

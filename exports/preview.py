@@ -15,9 +15,10 @@ subprocess costs more to start than the whole card takes to draw.
 
 ``refs`` holds what a card's entry only names: a Sign card's symbol and the deck's colours
 (the Sign back shows every colour). Build one with ``item_of`` (a saved card, a slogan, an
-option…), ``item_from_form`` (a change form's unsaved data) or ``item_from_pack`` (a card of
-a release). Previews are cached by a content hash of (item, language, side, width, layout
-version), so an unchanged card is drawn once.
+option…; or an object carrying unsaved values, with typed translations as ``overrides``),
+``cards.admin_preview.item_from_form`` (a change form's POST data, nothing saved) or
+``item_from_pack`` (a card of a release's pack). Previews are cached by a content hash of
+(item, language, side, width, layout version), so an unchanged card is drawn once.
 """
 
 from __future__ import annotations
