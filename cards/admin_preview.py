@@ -41,10 +41,14 @@ TRANSLATION_ROW = re.compile(
     r"(?P<name>language|field|text|DELETE)$")
 
 
-def _png(data: bytes) -> HttpResponse:
+def _png(data: bytes, *, immutable: bool = False, etag: str = "") -> HttpResponse:
+    """A preview PNG. Private: a draft card is staff-only. A URL whose content cannot change
+    (a release, signed typed data) is kept by the browser; a saved card's URL names the card,
+    not its content, so the browser asks again each time and gets a 304 while it is unchanged."""
     response = HttpResponse(data, content_type="image/png")
-    # Private: a draft card is staff-only; an unchanged preview is re-used for a while.
-    response["Cache-Control"] = "private, max-age=300"
+    response["Cache-Control"] = "private, max-age=86400, immutable" if immutable else "private, no-cache"
+    if etag:
+        response["ETag"] = etag
     response["X-Content-Type-Options"] = "nosniff"
     return response
 
@@ -106,8 +110,11 @@ class CardPreviewMixin:
         wrap = self.admin_site.admin_view
         own = [
             path("preview/", wrap(self.form_preview_view), name=f"{info}_form_preview"),
-            path("preview/typed/", wrap(self.typed_preview_view), name=f"{info}_typed_preview"),
-            path("preview/<str:language>/<str:key>/", wrap(self.card_preview_view),
+            # cacheable: the PNGs set their own Cache-Control (the admin's never_cache would
+            # make the browser fetch every thumbnail of a list again on each visit)
+            path("preview/typed/", wrap(self.typed_preview_view, cacheable=True),
+                 name=f"{info}_typed_preview"),
+            path("preview/<str:language>/<str:key>/", wrap(self.card_preview_view, cacheable=True),
                  name=f"{info}_card_preview"),
         ]
         return own + super().get_urls()  # type: ignore[misc]
@@ -148,7 +155,14 @@ class CardPreviewMixin:
                 item = preview.item_of(obj, language)
             if item is None:
                 return _problem(f"{self.model._meta.verbose_name} '{key}' is on no card yet.")
-            return _png(preview.card_preview(game, item, language, side=side, width_px=width))
+            etag = f'"{preview.content_hash(game, item, language, side, width)}"'
+            if etag in request.headers.get("If-None-Match", ""):
+                not_modified = HttpResponse(status=304)
+                not_modified["ETag"] = etag
+                not_modified["Cache-Control"] = "private, no-cache"
+                return not_modified
+            return _png(preview.card_preview(game, item, language, side=side, width_px=width),
+                        immutable=bool(release), etag=etag)
         except PreviewError as exc:
             return _problem(str(exc), 422)
 
@@ -279,7 +293,7 @@ class CardPreviewMixin:
             return _problem("This preview belongs to another game.", 400)
         try:
             return _png(preview.card_preview(data["g"], data["i"], data["l"], side=data["s"],
-                                             width_px=data["w"]))
+                                             width_px=data["w"]), immutable=True)
         except PreviewError as exc:
             return _problem(str(exc), 422)
 

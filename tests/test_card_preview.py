@@ -365,3 +365,18 @@ def test_a_sign_colour_or_symbol_previews_a_card_with_the_typed_name(mini_catalo
     assert "Schiffsanker" in symbol_answer["previews"][0]["alt"]
     card.colour.refresh_from_db()
     assert card.colour.name != "Karminrot"
+
+
+def test_a_saved_card_is_asked_for_again_and_answered_304_until_it_changes(mini_catalogue):
+    client = client_of(user_in("Curators"))
+    url = saved_url(SauschwerObject, "ein-huehnerei", language="de")
+    first = client.get(url)
+    assert first["Cache-Control"] == "private, no-cache" and first["ETag"]
+    again = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304 and not again.content
+    egg = SauschwerObject.objects.get(key="ein-huehnerei")
+    egg.name = "Ein Straußenei"
+    egg.save()
+    changed = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert changed.status_code == 200 and changed["ETag"] != first["ETag"]
+    assert changed.content != first.content
