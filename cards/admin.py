@@ -28,6 +28,7 @@ from import_export.admin import ImportExportActionModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
 from cards import resources
+from cards.admin_preview import CardPreviewMixin
 from cards.colour_vision import ColourSpec, colour_problems
 from cards.concurrency import VersionedAdminMixin, VersionedInlineMixin
 from cards.files import FileProblem
@@ -135,7 +136,8 @@ class TranslationInline(VersionedInlineMixin, GenericTabularInline):
     verbose_name_plural = "translations (source text on the right: what each was made from)"
 
 
-class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportExportActionModelAdmin):
+class ContentAdmin(CardPreviewMixin, WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin,
+                   ImportExportActionModelAdmin):
     """Common ground of the content admins: translations, history, columns and filters.
 
     Import shows a preview of every row (new, update, unchanged, errors) and imports only

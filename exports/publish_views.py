@@ -29,9 +29,8 @@ from kartothek.permissions import requires
 PUBLISH = ["exports.add_release"]
 SHOWN_PER_GROUP = 300  # entries listed per added/removed/changed group; the counts are exact
 OPEN_UP_TO = 20  # a group this short is shown unfolded
-# The visual diff of a changed card (old release beside the current preview) comes from the
-# card preview work; until that template exists, an empty one stands in.
-CARD_PAIR_TEMPLATES = ["admin/exports/_card_pair.html", "admin/exports/_card_pair_none.html"]
+# The visual diff of a changed card: the card in the newest release beside its current preview.
+CARD_PAIR_TEMPLATES = "admin/exports/_card_pair.html"
 
 
 class ConfirmForm(forms.Form):

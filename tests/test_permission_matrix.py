@@ -501,6 +501,19 @@ def model_case(route: str, kind: str, model: type[Model], model_admin: admin.Mod
         post = NEVER if never["change"] else change
         return Case(route, url, Need(view, post, True),
                     lambda w, su: {**page_form(su, url), "_save": "Save"})
+    # Card previews (cards/admin_preview.py): seeing a card is enough, and they never write.
+    if kind == "card_preview":  # a card's PNG; a POST is answered 405
+        return Case(route, url, Need(view, view, False, statuses={"POST": 405}))
+    if kind == "typed_preview":  # a PNG of signed typed data; without the data 400, POST 405
+        return Case(route, url, Need(view, view, False, statuses={"GET": 400, "POST": 405}))
+    if kind == "form_preview":  # the change form as typed → JSON; GET 405; writes nothing
+        def typed(world: World, su: Client) -> dict[str, Any]:
+            obj = target(world)
+            name = next(iter(getattr(model, "TRANSLATABLE_FIELDS", ())), "key")
+            return {"_preview_object_id": obj.pk, name: f"{getattr(obj, name)} (typed)",
+                    "_save": "Save"}
+
+        return Case(route, url, Need(view, view, False, statuses={"GET": 405}), typed)
     if kind in ("history", "object"):
         return Case(route, url, Need(view if kind == "history" else frozenset({STAFF}),
                                      view if kind == "history" else frozenset({STAFF}), False))
@@ -673,6 +686,7 @@ def filler(world: World | None, model: type[Model] | None) -> Callable[[str], st
             "game": "sauschwer", "language": "en", "app_label": "cards",
             "content_type_id": str(ContentType.objects.get_for_model(ConceptCard).pk),
             "url": "nothing-here/", "pk": str(world.job) if world else "1",
+            "key": str(getattr(obj, "key", "")) or "none",
         }
         if world and model is None and "content_type_id" in route:
             values["object_id"] = str(ConceptCard.objects.first().pk)

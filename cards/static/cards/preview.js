@@ -1,0 +1,188 @@
+/* Card previews (cards/admin_preview.py): the change page's print preview follows the form as
+   the curator types, list thumbnails, and the translation editor's rows. A static file: the
+   Content-Security-Policy allows no inline script. */
+(function () {
+  "use strict";
+
+  var DELAY = 300; // ms after the last keystroke: one request per pause, not per key
+
+  function csrfToken(form) {
+    var input = form.querySelector("input[name=csrfmiddlewaretoken]");
+    return input ? input.value : "";
+  }
+
+  function figureFor(box, language, side, width, height) {
+    var selector = 'figure[data-lang="' + language + '"][data-side="' + side + '"]';
+    var figure = box.querySelector(selector);
+    if (figure) { return figure; }
+    figure = document.createElement("figure");
+    figure.className = "card-preview-card";
+    figure.dataset.lang = language;
+    figure.dataset.side = side;
+    var img = document.createElement("img");
+    img.width = width;
+    img.height = height;
+    img.alt = "";
+    var caption = document.createElement("figcaption");
+    caption.textContent = language.toUpperCase() + " · " + side;
+    figure.appendChild(img);
+    figure.appendChild(caption);
+    box.appendChild(figure);
+    return figure;
+  }
+
+  function showProblems(area, problems, drawn) {
+    area.textContent = "";
+    if (!problems.length) {
+      if (!drawn) { return; } // no card yet (a new Sign card before its symbol and colour)
+      var ok = document.createElement("p");
+      ok.className = "card-preview-ok";
+      ok.textContent = "Every text fits the card.";
+      area.appendChild(ok);
+      return;
+    }
+    var title = document.createElement("p");
+    title.className = "card-preview-warning-title";
+    title.textContent = "Does not fit";
+    var list = document.createElement("ul");
+    problems.forEach(function (problem) {
+      var item = document.createElement("li");
+      item.className = "card-preview-warning";
+      item.textContent = problem.language.toUpperCase() + ": " + problem.message;
+      list.appendChild(item);
+    });
+    area.appendChild(title);
+    area.appendChild(list);
+  }
+
+  function changePage(panel) {
+    var form = panel.closest("form");
+    if (!form) { return; }
+    var box = panel.querySelector("[data-preview-cards]");
+    var area = panel.querySelector("[data-preview-problems]");
+    var busy = panel.querySelector(".card-preview-busy");
+    var width = parseInt(panel.dataset.width, 10);
+    var firstImg = box.querySelector("img");
+    var height = firstImg ? firstImg.height : Math.round(width * 88 / 63);
+    var timer = null;
+    var sent = 0;
+
+    function languages() {
+      return Array.prototype.filter.call(
+        panel.querySelectorAll("input[data-preview-language]"), function (c) { return c.checked; }
+      ).map(function (c) { return c.dataset.previewLanguage; });
+    }
+
+    function refresh() {
+      var data = new FormData(form);
+      var files = [];
+      data.forEach(function (value, name) { if (value instanceof File) { files.push(name); } });
+      files.forEach(function (name) { data.delete(name); }); // pictures are never sent
+      ["_save", "_continue", "_addanother"].forEach(function (name) { data.delete(name); });
+      data.append("_preview_object_id", panel.dataset.objectId || "");
+      data.append("_preview_width", String(width));
+      var chosen = languages();
+      chosen.forEach(function (code) { data.append("_preview_language", code); });
+      var number = ++sent;
+      if (busy) { busy.hidden = false; }
+      panel.setAttribute("aria-busy", "true");
+      fetch(panel.dataset.postUrl, {
+        method: "POST", body: data, credentials: "same-origin",
+        headers: { "X-CSRFToken": csrfToken(form), "Accept": "application/json" }
+      }).then(function (response) {
+        return response.json();
+      }).then(function (answer) {
+        if (number !== sent) { return; } // an older answer after a newer request
+        var empty = box.querySelector("[data-preview-empty]");
+        if (empty && answer.previews && answer.previews.length) { empty.remove(); }
+        box.querySelectorAll("figure").forEach(function (figure) {
+          if (chosen.indexOf(figure.dataset.lang) < 0) { figure.remove(); }
+        });
+        (answer.previews || []).forEach(function (shot) {
+          var figure = figureFor(box, shot.language, shot.side, width, height);
+          var img = figure.querySelector("img");
+          if (img.getAttribute("src") === shot.url) { return; }
+          // Load first, then swap: the old picture stays until the new one is there.
+          var next = new Image();
+          next.onload = function () {
+            if (number !== sent) { return; }
+            img.src = shot.url;
+            img.alt = shot.alt;
+          };
+          next.src = shot.url;
+        });
+        showProblems(area, answer.problems || [], (answer.previews || []).length > 0);
+        if (answer.error) { showProblems(area, [{ language: "–", message: answer.error }], false); }
+      }).catch(function () {
+        if (number === sent) {
+          showProblems(area, [{ language: "–", message: "The preview could not be updated (network or server error)." }], false);
+        }
+      }).finally(function () {
+        if (number === sent) {
+          if (busy) { busy.hidden = true; }
+          panel.removeAttribute("aria-busy");
+        }
+      });
+    }
+
+    function later(event) {
+      if (event.target.closest && event.target.closest("#card-preview")) { return; }
+      if (event.target.type === "file") { return; }
+      window.clearTimeout(timer);
+      timer = window.setTimeout(refresh, DELAY);
+    }
+
+    form.addEventListener("input", later);
+    form.addEventListener("change", later);
+    // The admin's autocomplete fields (select2) announce a choice through jQuery only.
+    if (window.django && window.django.jQuery) {
+      window.django.jQuery(form).on("change", "select", later);
+    }
+    panel.querySelectorAll("input[data-preview-language]").forEach(function (box) {
+      box.addEventListener("change", refresh);
+    });
+    if (!panel.dataset.objectId) { refresh(); } // a new card: draw what the form holds
+  }
+
+  /* The translation editor: a row with data-card-preview="<url>" gets its card's preview. */
+  function editorRows() {
+    document.querySelectorAll("[data-card-preview]").forEach(function (row) {
+      if (!row.dataset.cardPreview || row.querySelector(".card-preview-row")) { return; }
+      var cell = row.querySelector("[data-card-preview-slot]") || row.firstElementChild;
+      if (!cell) { return; }
+      var holder = document.createElement("span");
+      holder.className = "card-thumb card-preview-row";
+      holder.tabIndex = 0;
+      holder.setAttribute("role", "img");
+      holder.setAttribute("aria-label", row.dataset.cardPreviewLabel || "Card preview");
+      var small = document.createElement("img");
+      small.src = row.dataset.cardPreview + "&width=88"; // shown at half: sharp on dense screens
+      small.alt = "";
+      small.width = 44;
+      small.height = 61;
+      small.loading = "lazy";
+      var large = document.createElement("img");
+      large.className = "card-thumb-large";
+      large.src = row.dataset.cardPreview + "&width=240";
+      large.alt = row.dataset.cardPreviewLabel || "";
+      large.width = 240;
+      large.height = 335;
+      large.loading = "lazy";
+      holder.appendChild(small);
+      holder.appendChild(large);
+      cell.appendChild(holder);
+    });
+  }
+
+  function start() {
+    var panel = document.getElementById("card-preview");
+    if (panel) { changePage(panel); }
+    editorRows();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

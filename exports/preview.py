@@ -1,0 +1,655 @@
+"""One card, front or back, as a PNG at screen size: the print layouts without the deck.
+
+    png = card_preview("sauschwer", item_of(obj, "en"), "en", side="back", width_px=240)
+    url = preview_url("sauschwer", "en", "ein-huehnerei", release=3, side="front")
+    fit_problem(obj, "name", "en", "A far too long name …")   # a message, or None
+
+A preview is drawn by the deck renderer itself (exports.pdf: ``groups_of`` → ``Card``,
+``layouts.designs_for``, ``DeckRenderer``) from a pack of one card, so it looks exactly like
+the print. The one-page PDF is rasterised in-process by pdfium (pypdfium2): a pdftoppm
+subprocess costs more to start than the whole card takes to draw.
+
+*Pack-form item*: what the renderer needs to draw one card, and nothing else, as a dict::
+
+    {"group": "objects", "entry": {<the card as it is in the pack's body>}, "refs": {…}}
+
+``refs`` holds what a card's entry only names: a Sign card's symbol and the deck's colours
+(the Sign back shows every colour). Build one with ``item_of`` (a saved card, a slogan, an
+option…; or an object carrying unsaved values, with typed translations as ``overrides``),
+``cards.admin_preview.item_from_form`` (a change form's POST data, nothing saved) or
+``item_from_pack`` (a card of a release's pack). Previews are cached by a content hash of
+(item, language, side, width, layout version), so an unchanged card is drawn once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Model
+from django.urls import reverse
+
+from exports.pdf import layouts
+from exports.pdf.fonts import Font, fonts
+from exports.pdf.options import DeckOptions
+from exports.pdf.text import fit
+
+DEFAULT_WIDTH = 240          # px: a card at about 1:1 on a screen at 96 dpi is 238 px wide
+MIN_WIDTH, MAX_WIDTH = 48, 1000
+SIDES = ("front", "back")
+PNG_LEVEL = 1                # zlib: a preview lives seconds to hours; time matters more than bytes
+CACHE_SECONDS = 24 * 3600
+OPTIONS = DeckOptions(layout="single", bleed=0.0, contents_page=False)
+
+# group -> (game, model name in the admin URL, label)
+GROUPS: dict[str, tuple[str, str, str]] = {
+    "concepts": ("symbols", "conceptcard", "concept card"),
+    "tiles": ("symbols", "symboltile", "symbol tile"),
+    "cards": ("sign", "signcard", "Sign card"),
+    "slogans": ("slogan", "slogancard", "slogan card"),
+    "alfons": ("slogan", "alfonscard", "Alfons card"),
+    "objects": ("sauschwer", "sauschwerobject", "Sauschwer object"),
+}
+GAME_GROUPS: dict[str, tuple[str, ...]] = {
+    "symbols": ("concepts", "tiles"), "sign": ("cards",), "slogan": ("slogans", "alfons"),
+    "sauschwer": ("objects",),
+}
+# where each group's entries are in a pack's body
+BODY_LIST = {"concepts": "concepts", "tiles": "symbols", "cards": "cards", "slogans": "cards",
+             "alfons": "alfons", "objects": "cards"}
+
+
+class PreviewError(Exception):
+    """The card cannot be drawn (incomplete, a glyph no font has, unknown key…); the message
+    says why in the curator's words."""
+
+
+def _layout_files() -> list[Path]:
+    base = Path(layouts.__file__).parent
+    return [base / name for name in ("layouts.py", "render.py", "text.py", "fonts.py", "cards.py")]
+
+
+@lru_cache(maxsize=1)
+def layout_version() -> str:
+    """A digest of the code that decides how a card looks (the layouts, the renderer, the
+    fonts' files): a change to any of them is a new version, so no stale preview is served."""
+    digest = hashlib.sha256()
+    for path in _layout_files():
+        digest.update(path.read_bytes())
+    for font in fonts().values():
+        digest.update(f"{font.path}:{font.path.stat().st_size}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _width(width_px: int) -> int:
+    if not isinstance(width_px, int) or isinstance(width_px, bool):
+        raise PreviewError(f"The preview width must be a whole number of pixels, not {width_px!r}.")
+    if not MIN_WIDTH <= width_px <= MAX_WIDTH:
+        raise PreviewError(f"The preview width must be {MIN_WIDTH}–{MAX_WIDTH} px, not {width_px}.")
+    return width_px
+
+
+def height_for(width_px: int) -> int:
+    """The height in px of a card preview ``width_px`` wide (the poker card's proportions)."""
+    width_mm, height_mm = OPTIONS.size
+    return round(width_px * height_mm / width_mm)
+
+
+def content_hash(game: str, item: Mapping[str, Any], language: str, side: str, width_px: int) -> str:
+    """The cache key of a preview: everything that decides its pixels."""
+    data = json.dumps([game, item, language, side, width_px, layout_version()],
+                      sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(data.encode()).hexdigest()
+
+
+# --- the pack of one card --------------------------------------------------------------------
+
+
+def _pack_of(game: str, item: Mapping[str, Any], language: str) -> dict[str, Any]:
+    group = item.get("group")
+    if group not in GROUPS or GROUPS[group][0] != game:
+        raise PreviewError(f"A {game} card has no group '{group}'.")
+    entry = dict(item["entry"])
+    refs = item.get("refs") or {}
+    if game == "symbols":
+        body: dict[str, Any] = {"concepts": [], "symbols": []}
+    elif game == "sign":
+        body = {"symbols": list(refs.get("symbols", [])), "colours": list(refs.get("colours", [])),
+                "cards": []}
+    elif game == "slogan":
+        body = {"cards": [], "alfons": []}
+    else:
+        body = {"cards": []}
+    body[BODY_LIST[group]].append(entry)
+    return {"game": game, "language": language, "content_version": "preview", "sha256": "",
+            "body": body}
+
+
+def _render_pdf(game: str, item: Mapping[str, Any], language: str, side: str) -> bytes:
+    """The one-page PDF of one side of the card (the deck renderer, trim size, no bleed)."""
+    from exports.packs import PackError
+    from exports.pdf import DeckError, DeckRenderer
+
+    pack = _pack_of(game, item, language)
+    try:
+        renderer = DeckRenderer(pack, OPTIONS)
+    except DeckError as exc:
+        raise PreviewError(" ".join(exc.problems)) from None
+    except (PackError, KeyError, ValueError, TypeError) as exc:
+        raise PreviewError(f"This card cannot be drawn yet: {exc}") from None
+    out = io.BytesIO()
+    try:
+        _draw_face(renderer, out, item["group"], side)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PreviewError(f"This card cannot be drawn: {exc}") from None
+    return out.getvalue()
+
+
+def _draw_face(renderer: Any, out: io.BytesIO, group_name: str, side: str) -> None:
+    """``DeckRenderer.render_faces`` for one card, with uncompressed streams: this PDF never
+    leaves the process, and zlib was a fifth of a preview's time."""
+    from exports.pdf.streaming import finish, streaming_canvas
+
+    group = next(g for g in renderer.groups if g.name == group_name)
+    canvas = renderer.canvas = streaming_canvas(out, (1, 1), renderer.fonts["regular"].name)
+    canvas.setPageCompression(0)
+    canvas._doc.setCompression(0)
+    for card in group.cards():
+        renderer._card_page(group, card, side, bleed=False)
+    finish(canvas)
+    renderer.canvas = None
+
+
+def rasterise(pdf: bytes, width_px: int) -> bytes:
+    """The first page of ``pdf`` as a PNG ``width_px`` wide (pdfium, in this process)."""
+    import pypdfium2
+
+    from exports.pdf.raster import PDFIUM_LOCK
+
+    # PDFium is not thread-safe: one lock per process for the previews and the print-shop PNGs.
+    with PDFIUM_LOCK:
+        document = pypdfium2.PdfDocument(pdf)
+        try:
+            page = document[0]
+            width_pt = page.get_width()
+            bitmap = page.render(scale=width_px / width_pt)
+            image = bitmap.to_pil()
+            page.close()
+        finally:
+            document.close()
+    height = height_for(width_px)
+    if image.size != (width_px, height):  # rounding in pdfium's size: one pixel at most
+        image = image.resize((width_px, height))
+    out = io.BytesIO()
+    image.convert("RGB").save(out, format="PNG", compress_level=PNG_LEVEL)
+    return out.getvalue()
+
+
+def card_preview(game: str, item: dict[str, Any], language: str, *, side: str = "front",
+                 width_px: int = DEFAULT_WIDTH) -> bytes:
+    """One side of one card as PNG bytes, ``width_px`` wide, drawn as the deck prints it.
+
+    ``item`` is a pack-form item (see the module docstring). Cached by ``content_hash``: the
+    same card, language, side and width are drawn once. PreviewError (with a message for the
+    curator) when the card cannot be drawn.
+    """
+    if side not in SIDES:
+        raise PreviewError(f"A card has a front and a back, not a '{side}'.")
+    if language not in settings.KARTOTHEK_LANGUAGES:
+        raise PreviewError(f"'{language}' is not a configured language.")
+    width_px = _width(width_px)
+    key = "card-preview:" + content_hash(game, item, language, side, width_px)
+    found = cache.get(key)
+    if found is not None:
+        return bytes(found)
+    png = rasterise(_render_pdf(game, item, language, side), width_px)
+    cache.set(key, png, CACHE_SECONDS)
+    return png
+
+
+# --- pack-form items from the content tables --------------------------------------------------
+
+Overrides = Mapping[tuple[str, str], str]  # (field, language) -> text typed but not saved
+
+
+def _text(obj: Model, field: str, language: str, overrides: Overrides | None = None,
+          ) -> dict[str, str]:
+    """{"text": what prints, "status": …} for one translatable field, as packs carry it."""
+    source = (overrides or {}).get((field, "de"), getattr(obj, field) or "")
+    if language == settings.KARTOTHEK_LANGUAGES[0]:
+        return {"text": source, "status": "source"}
+    if obj.keeps_source(field):  # type: ignore[attr-defined]
+        return {"text": source, "status": "untranslated"}
+    typed = (overrides or {}).get((field, language))
+    if typed is not None and typed.strip():
+        return {"text": typed, "status": "translated"}
+    if typed is None and obj.pk:
+        row = obj.translation(field, language)  # type: ignore[attr-defined]
+        if row is not None and row.text:
+            return {"text": row.text, "status": row.state}
+    return {"text": source, "status": "fallback"}
+
+
+def _picture(tile: Any) -> dict[str, Any] | None:
+    sha = getattr(tile, "image_sha256", "")
+    if not sha:
+        return None
+    return {"url": f"/api/pictures/{sha}.png", "sha256": sha, "media_type": "image/png",
+            "width": tile.image_width, "height": tile.image_height, "source": "", "licence": ""}
+
+
+def _sign_refs(symbol: Any, language: str, overrides: Overrides | None = None,
+               typed_colour: Any = None) -> dict[str, Any]:
+    """A Sign card's symbol and the deck's colours; ``typed_colour`` (a colour with unsaved
+    values) stands in for the stored one, ``overrides`` apply to whichever was typed."""
+    from cards.models import SignColour
+
+    colours = []
+    for stored in SignColour.objects.order_by("position", "key"):
+        mine = typed_colour is not None and stored.pk == typed_colour.pk
+        colour = typed_colour if mine else stored
+        named = _text(colour, "name", language, overrides if mine else None)
+        colours.append({"key": colour.key, "name": named["text"], "status": named["status"],
+                        "hex": colour.hex, "mark": colour.mark, "position": colour.position})
+    named = _text(symbol, "name", language, None if typed_colour is not None else overrides)
+    return {"symbols": [{"key": symbol.key, "name": named["text"], "status": named["status"],
+                         "icon": symbol.icon or None, "position": symbol.position}],
+            "colours": colours}
+
+
+SloganData = tuple[str, str, bool, list[tuple[str, bool]], Overrides]
+# (key, German text, keep German, [(option text, correct)], translations typed) of one slogan
+
+
+def _slogan_entry(key: str, source: str, keep: bool, options: list[tuple[str, bool]],
+                  language: str, slogan: Any, option_rows: list[Any],
+                  overrides: Overrides) -> dict[str, Any]:
+    from cards.models import Slogan, SloganOption
+
+    obj = slogan if slogan is not None else Slogan(text=source, keep_german=keep)
+    obj.text, obj.keep_german = source, keep
+    text = _text(obj, "text", language, overrides)
+    entry_options = []
+    for number, (option_text, correct) in enumerate(options, 1):
+        row = option_rows[number - 1] if number - 1 < len(option_rows) else SloganOption()
+        row.text = option_text
+        typed = {("text", lang): value for (field, lang), value in overrides.items()
+                 if field == f"option_{number}"}
+        entry_options.append({**_text(row, "text", language, typed), "correct": bool(correct)})
+    return {"key": key, **text, "markets": [], "options": entry_options}
+
+
+def slogan_card_item(key: str, slogans: list[tuple[SloganData, Any]], language: str) -> dict[str, Any]:
+    """The item of a slogan card from its two slogans' data (saved or typed)."""
+    entries = []
+    for (skey, source, keep, options, overrides), slogan in slogans:
+        rows = list(slogan.options.order_by("position")) if slogan is not None and slogan.pk else []
+        entries.append(_slogan_entry(skey, source, keep, options, language, slogan, rows,
+                                     overrides))
+    return {"group": "slogans", "entry": {"key": key, "slogans": entries}, "refs": {}}
+
+
+def item_of(obj: Model, language: str, overrides: Overrides | None = None) -> dict[str, Any] | None:
+    """The pack-form item of the card ``obj`` is or belongs to, in ``language``.
+
+    ``obj`` may be unsaved (a form's data set on it); ``overrides`` are translations typed but
+    not saved, by (field, language). A slogan or an option gives its slogan card, a Sign
+    symbol or colour the first Sign card that uses it. None when there is no card to show.
+    """
+    from cards import models as m
+
+    if isinstance(obj, m.ConceptCard):
+        return {"group": "concepts", "entry": {"key": obj.key, **_text(obj, "text", language, overrides)},
+                "refs": {}}
+    if isinstance(obj, m.SymbolTile):
+        named = _text(obj, "name", language, overrides)
+        return {"group": "tiles", "entry": {
+            "key": obj.key, "name": named["text"], "status": named["status"],
+            "extra": bool(obj.is_extra), "position": obj.position, "icon": obj.icon or None,
+            "picture": _picture(obj)}, "refs": {}}
+    if isinstance(obj, m.SignCard):
+        if obj.symbol_id is None or obj.colour_id is None:
+            return None
+        return {"group": "cards", "entry": {"key": obj.key, "symbol": obj.symbol.key,
+                                            "colour": obj.colour.key},
+                "refs": _sign_refs(obj.symbol, language)}
+    if isinstance(obj, m.SignSymbol | m.SignColour):
+        card = (m.SignCard.objects.filter(**{type(obj).__name__[4:].lower(): obj})
+                .select_related("symbol", "colour").order_by("key").first()) if obj.pk else None
+        if card is None:
+            return None
+        item = item_of(card, language)
+        if item is not None:  # the typed (unsaved) symbol or colour, not the stored one
+            if isinstance(obj, m.SignSymbol):
+                item["refs"] = _sign_refs(obj, language, overrides)
+            else:
+                item["refs"] = _sign_refs(card.symbol, language, overrides, typed_colour=obj)
+        return item
+    if isinstance(obj, m.SloganCard):
+        slogans = list(obj.slogans.order_by("side")) if obj.pk else []
+        return slogan_card_item(obj.key, [(
+            (s.key, s.text, s.keep_german,
+             [(o.text, o.is_correct) for o in s.options.order_by("position")], {}), s)
+            for s in slogans], language)
+    if isinstance(obj, m.Slogan):
+        if obj.card_id is None:
+            return None
+        slogans = []
+        for s in obj.card.slogans.order_by("side"):
+            mine = s.pk == obj.pk
+            source = obj if mine else s
+            slogans.append(((source.key, source.text, source.keep_german,
+                             [(o.text, o.is_correct) for o in s.options.order_by("position")],
+                             (overrides or {}) if mine else {}), source))
+        return slogan_card_item(obj.card.key, slogans, language)
+    if isinstance(obj, m.SloganOption):
+        return item_of(obj.slogan, language) if obj.slogan_id else None
+    if isinstance(obj, m.AlfonsCard):
+        effect: dict[str, Any] = {"kind": obj.effect}
+        if obj.amount is not None:
+            effect["amount"] = obj.amount
+        if obj.target:
+            effect["target"] = obj.target
+        return {"group": "alfons", "entry": {"key": obj.key, **_text(obj, "text", language, overrides),
+                                             "effect": effect}, "refs": {}}
+    if isinstance(obj, m.SauschwerObject):
+        named = _text(obj, "name", language, overrides)
+        return {"group": "objects", "entry": {
+            "key": obj.key, "name": named["text"], "status": named["status"],
+            "weight_g": obj.weight_g or 0, "weight_source": ""}, "refs": {}}
+    return None
+
+
+def game_of(obj_or_item: Model | Mapping[str, Any]) -> str:
+    if isinstance(obj_or_item, Mapping):
+        return GROUPS[obj_or_item["group"]][0]
+    return str(obj_or_item.GAME)  # type: ignore[attr-defined]
+
+
+def item_from_pack(pack: Mapping[str, Any], key: str, group: str | None = None) -> dict[str, Any] | None:
+    """The item of the card ``key`` in a pack (a release's JSON); None when it has none."""
+    body = pack["body"]
+    for name in (group,) if group else GAME_GROUPS[pack["game"]]:
+        entry = next((e for e in body.get(BODY_LIST[name], []) if e.get("key") == key), None)
+        if entry is None:
+            continue
+        refs: dict[str, Any] = {}
+        if name == "cards" and pack["game"] == "sign":
+            refs = {"symbols": [s for s in body["symbols"] if s["key"] == entry["symbol"]],
+                    "colours": body["colours"]}
+        return {"group": name, "entry": entry, "refs": refs}
+    return None
+
+
+# --- URLs ---------------------------------------------------------------------------------------
+
+
+def group_of_key(game: str, key: str, release: int | None = None,
+                 language: str | None = None) -> str | None:
+    """Which card group of ``game`` holds ``key`` (now, or in release N of ``language``,
+    the source language when not given)."""
+    groups = GAME_GROUPS.get(game, ())
+    if release is not None:
+        return _release_groups(game, release, language or settings.KARTOTHEK_LANGUAGES[0]).get(key)
+    if len(groups) == 1:
+        return groups[0] if _model_of(groups[0])._default_manager.filter(key=key).exists() else None
+    for group in groups:
+        if _model_of(group)._default_manager.filter(key=key).exists():
+            return group
+    return None
+
+
+def _model_of(group: str) -> type[Model]:
+    from django.apps import apps
+
+    return apps.get_model("cards", GROUPS[group][1])
+
+
+def _release_groups(game: str, release: int, language: str) -> dict[str, str]:
+    """key -> group of the cards of release N, cached by the release's sha256: a release
+    never changes, and the publish page asks for many keys."""
+    from exports.models import Release
+    from exports.packs import PackError, load_pack
+
+    sha = (Release.objects.filter(game=game, language=language, version=release)
+           .values_list("sha256", flat=True).first())
+    if sha is None:
+        return {}
+    cache_key = f"card-preview-keys:{game}:{language}:{release}:{sha}"
+    found = cache.get(cache_key)
+    if found is None:
+        try:
+            pack = load_pack(game, language, release=release)
+        except PackError:
+            return {}
+        found = {entry["key"]: group for group in GAME_GROUPS[game]
+                 for entry in pack["body"].get(BODY_LIST[group], [])}
+        cache.set(cache_key, found, CACHE_SECONDS)
+    return dict(found)
+
+
+def preview_url(game: str, language: str, key: str, *, release: int | None = None,
+                side: str = "front", width_px: int = DEFAULT_WIDTH, group: str | None = None) -> str:
+    """The admin URL of the PNG of card ``key``: as it is now (``release=None``) or as it was
+    in release N (drawn from that release's pack). Staff with view permission on the card's
+    content type may open it. ``group`` (concepts, tiles…) saves looking the key up."""
+    if group is None:
+        group = group_of_key(game, key, release, language) or GAME_GROUPS[game][0]
+    url = reverse(f"admin:cards_{GROUPS[group][1]}_card_preview", args=[language, key])
+    query = f"?side={side}" + (f"&release={release}" if release is not None else "")
+    if width_px != DEFAULT_WIDTH:
+        query += f"&width={width_px}"
+    return url + query
+
+
+# --- does a text fit? ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TextBox:
+    """A box a text is set in on the printed card, in pt at the deck's default size."""
+
+    where: str        # "front", "back: reminder line"… for messages
+    font: str
+    width: float
+    height: float
+    size: float
+    leading: float
+    max_lines: int | None
+
+
+# (model, field) -> the card fields it prints as
+FIELDS: dict[tuple[str, str], tuple[str, str]] = {
+    ("ConceptCard", "text"): ("concepts", "text"),
+    ("SymbolTile", "name"): ("tiles", "name"),
+    ("SignSymbol", "name"): ("cards", "symbol_name"),
+    ("SignColour", "name"): ("cards", "colour_name"),
+    ("Slogan", "text"): ("slogans", "slogan1"),
+    ("SloganOption", "text"): ("slogans", "options1"),
+    ("AlfonsCard", "text"): ("alfons", "text"),
+    ("SauschwerObject", "name"): ("objects", "name"),
+}
+GAME_OF_GROUP = {group: game for group, (game, _model, _label) in GROUPS.items()}
+
+
+@lru_cache(maxsize=64)
+def text_boxes(group: str, field: str) -> tuple[TextBox, ...]:
+    """Where a card field is printed, as boxes in pt (the deck renderer's geometry)."""
+    from exports.pdf.render import Geometry
+
+    geometry = Geometry(OPTIONS)
+    pack = {"game": GAME_OF_GROUP[group], "language": "de", "body": {"colours": []}}
+    design = layouts.designs_for(pack)[group]
+    found: list[TextBox] = []
+    for side, face in (("front", design.front), ("back", design.back)):
+        for element in face.elements:
+            if isinstance(element, layouts.Text) and element.field == field and not element.spacing:
+                _x, _y, w, h = geometry.box(element.box)
+                where = side if element.size >= 8 else f"{side} (small reminder line)"
+                if element.rotate:
+                    where = f"{side} (upside-down header)"
+                found.append(TextBox(where, element.font, w, h, element.size * geometry.scale,
+                                     element.leading, element.max_lines))
+            elif isinstance(element, layouts.Options) and element.field == field:
+                _x, _y, w, h = geometry.box(element.box)
+                size = element.size * geometry.scale
+                star = fonts()["bold"].width(element.star + " ") * size
+                # one of four rows; the correct option is bold, so measure bold (the wider)
+                found.append(TextBox(f"{side} (answer option)", "bold", w - star, h / 4, size,
+                                     1.1, None))
+    if group == "cards" and field == "symbol_name":
+        # drawn only when the symbol has no icon: large, in the middle of the card
+        icon = next(e for e in design.front.elements if isinstance(e, layouts.Icon))
+        _x, _y, w, h = geometry.box(icon.box)
+        found.append(TextBox("front (instead of an icon)", "bold", w, h, 30 * geometry.scale,
+                             1.18, None))
+    return tuple(found)
+
+
+def _fits(text: str, font: Font, box: TextBox, smallest: float) -> bool:
+    return not fit(text, font, box.width, box.height, box.size, min(box.size, smallest),
+                   leading=box.leading, max_lines=box.max_lines).truncated
+
+
+def _longest_fitting(text: str, font: Font, box: TextBox, smallest: float) -> int:
+    """How many characters of ``text`` fit the box at the smallest size (binary search)."""
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if _fits(text[:middle], font, box, smallest):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def fit_problem(obj_or_item: Model | Mapping[str, Any], field: str, language: str, text: str,
+                ) -> str | None:
+    """A message when ``text`` (of ``field`` of this card, in ``language``) would not fit its
+    box on the printed card even at the deck's smallest font size; None when it fits.
+
+    ``obj_or_item`` is a content object (ConceptCard, Slogan, SloganOption…; ``field`` its
+    model field) or a pack-form item (``field`` then a card field: "text", "name",
+    "slogan1", "options1", "colour_name"…). Measured with the deck's own fitting
+    (exports.pdf.text.fit) in the boxes of the real layout at the default card size; about
+    0.1 ms for a text that fits, so a whole language's checks take well under a second.
+    """
+    if not text or not text.strip():
+        return None
+    if isinstance(obj_or_item, Mapping):
+        group = obj_or_item["group"]
+        card_field = {"slogan2": "slogan1", "options2": "options1"}.get(field, field)
+        label = GROUPS[group][2]
+        if group == "cards" and card_field == "symbol_name":
+            symbols = (obj_or_item.get("refs") or {}).get("symbols") or [{}]
+            if symbols[0].get("icon"):
+                return None  # the icon is drawn, not the name
+        shown = FIELD_NAMES.get(field, field)
+    else:
+        spot = FIELDS.get((type(obj_or_item).__name__, field))
+        if spot is None:
+            return None
+        group, card_field = spot
+        if card_field == "symbol_name" and getattr(obj_or_item, "icon", ""):
+            return None
+        label = str(obj_or_item._meta.verbose_name)
+        shown = field
+    return _fit_message(group, card_field, language, text, f"the {language.upper()} {shown} "
+                        f"of this {label}")
+
+
+def _fit_message(group: str, card_field: str, language: str, text: str, what: str) -> str | None:
+    smallest = OPTIONS.min_font_size
+    all_fonts = fonts()
+    for box in text_boxes(group, card_field):
+        font = all_fonts[box.font]
+        if _fits(text, font, box, smallest):
+            continue
+        keep = _longest_fitting(text, font, box, smallest)
+        over = len(text) - keep
+        lines = box.max_lines
+        room = "its line" if lines == 1 else (f"its {lines} lines" if lines else "its box")
+        size = f"{min(box.size, smallest):g} pt"
+        return (f"Does not fit: {what} is too long for {room} on the card's {box.where}, "
+                f"even at {size} (the deck's smallest size): about {over} "
+                f"character{'s' if over != 1 else ''} too many ({len(text)} typed, about "
+                f"{keep} fit).")
+    return None
+
+
+FIELD_NAMES = {"slogan1": "first slogan", "slogan2": "second slogan", "options1": "answer option",
+               "options2": "answer option", "symbol_name": "symbol name",
+               "colour_name": "colour name"}
+
+
+def item_problems(item: Mapping[str, Any], language: str) -> list[str]:
+    """The "does not fit" messages of every text on a card (an item), each naming its text."""
+    group, entry = item["group"], item["entry"]
+    found: list[str | None] = []
+    if group in ("concepts", "alfons"):
+        found.append(fit_problem(item, "text", language, entry.get("text", "")))
+    elif group in ("tiles", "objects"):
+        found.append(fit_problem(item, "name", language, entry.get("name", "")))
+    elif group == "cards":
+        refs = item.get("refs") or {}
+        colour = next((c for c in refs.get("colours", []) if c["key"] == entry.get("colour")), None)
+        if colour:
+            found.append(fit_problem(item, "colour_name", language, colour["name"]))
+        for symbol in refs.get("symbols", []):
+            found.append(fit_problem(item, "symbol_name", language, symbol["name"]))
+    elif group == "slogans":
+        for number, slogan in enumerate(entry.get("slogans", []), 1):
+            what = f"the {language.upper()} text of slogan {number} of this slogan card"
+            found.append(_fit_message("slogans", "slogan1", language, slogan.get("text", ""), what))
+            for n, option in enumerate(slogan.get("options", []), 1):
+                what = f"the {language.upper()} option {n} of slogan {number}"
+                found.append(_fit_message("slogans", "options1", language, option.get("text", ""),
+                                          what) if option.get("text", "").strip() else None)
+    return [message for message in found if message]
+
+
+def alt_text(item: Mapping[str, Any], language: str, side: str) -> str:
+    """What a screen reader says for a preview: which card, which side, its texts."""
+    group, entry = item["group"], item["entry"]
+    label = GROUPS[group][2]
+    if group == "slogans":
+        texts = [s.get("text", "") for s in entry.get("slogans", [])]
+        if side == "back":
+            texts = [f"{s.get('text', '')}: " + ", ".join(
+                o.get("text", "") + (" (correct)" if o.get("correct") else "")
+                for o in s.get("options", [])) for s in entry.get("slogans", [])]
+    elif group == "cards":
+        refs = item.get("refs") or {}
+        names = [s.get("name", "") for s in refs.get("symbols", [])]
+        names += [c.get("name", "") for c in refs.get("colours", []) if c["key"] == entry.get("colour")]
+        texts = [" in ".join(names)] if side == "front" else ["the Sign card back"]
+    elif group == "objects" and side == "back":
+        from cards.weights import format_weight
+
+        texts = [entry.get("name", ""), format_weight(entry.get("weight_g", 0), language)]
+    elif side == "back" and group in ("concepts", "tiles", "alfons"):
+        texts = ["the game's card back"]
+    else:
+        texts = [entry.get("text") or entry.get("name") or ""]
+    shown = "; ".join(t for t in texts if t)
+    return f"{label} {entry.get('key', '')}, {side}, {language.upper()}: {shown}"
+
+
+def scale_note(width_px: int) -> str:
+    """How big the preview is against the printed card (for alt texts)."""
+    width_mm = OPTIONS.size[0]
+    return f"{width_px} × {height_for(width_px)} px ({width_px / width_mm * 25.4:.0f} dpi)"
+
+
+__all__ = [
+    "DEFAULT_WIDTH", "GROUPS", "PreviewError", "alt_text", "card_preview", "content_hash",
+    "fit_problem", "height_for", "item_from_pack", "item_of", "item_problems", "layout_version",
+    "preview_url", "rasterise", "slogan_card_item", "text_boxes",
+]
