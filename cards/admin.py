@@ -57,7 +57,7 @@ from cards.resources import write_options
 from cards.text import normalise, validate_clean_text
 from cards.uploads import PreviewExpired, PreviewStorage, upload_refusal
 from cards.validation import validate_unit
-from cards.weights import format_weight
+from cards.weights import WeightField, format_weight
 from exports.print_views import print_selected_action
 from games.admin import PlayDifficultyMixin
 from kartothek.permissions import WriteChecks
@@ -145,6 +145,8 @@ class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportE
 
     inlines = [TranslationInline]
     formats = FORMATS
+    # ImportMixin's list template shows only Import; this one shows Import and Export.
+    import_export_change_list_template = "admin/import_export/change_list_import_export.html"
     actions = [print_selected_action]
     readonly_fields = ("created_at", "updated_at")
     list_per_page = 100
@@ -702,8 +704,17 @@ class AlfonsCardAdmin(ContentAdmin):
 # --- Sauschwer ---------------------------------------------------------------------------
 
 
+class SauschwerObjectForm(forms.ModelForm):
+    weight_g = WeightField(label="weight")
+
+    class Meta:
+        model = SauschwerObject
+        fields = ("name", "key", "weight_g", "source")
+
+
 @admin.register(SauschwerObject)
 class SauschwerObjectAdmin(PlayDifficultyMixin, ContentAdmin):
+    form = SauschwerObjectForm
     resource_classes = [resources.SauschwerObjectResource]
     list_display = ("name", "weight", "short_source", "play_difficulty")
     play_game = "sauschwer"

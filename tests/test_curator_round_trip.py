@@ -91,7 +91,8 @@ def test_a_preview_with_an_error_offers_no_confirm_and_changes_nothing(mini_cata
     response = preview(carla, "sauschwerobject", "dinge.csv", csv)
     page = response.content.decode()
     assert 'name="import_file_name"' not in page
-    assert "row 3, column `weight_g`: “zwölf” is not a whole number." in page
+    assert ("row 3, column `weight_g`: “zwölf” is not a weight: write a number with g, kg or t"
+            in page)
     assert not ConceptCard.objects.filter(key="ein-apfel").exists()
 
 
