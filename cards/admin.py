@@ -152,8 +152,28 @@ class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportE
     list_per_page = 100
     show_full_result_count = False
 
+    class Media:
+        js = ("cards/key-from-text.js",)
+
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("translations")
+
+    def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
+        # A saved card's key is fixed: imports match rows on it. Read-only fields are not
+        # in the form, so a forged POST cannot change it either.
+        fixed = ("key",) if obj is not None else ()
+        return (*super().get_readonly_fields(request, obj), *fixed)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):  # type: ignore[no-untyped-def]
+        form = super().get_form(request, obj, change, **kwargs)
+        key = form.base_fields.get("key")
+        if key is not None and self.model.TEXT_FIELD:
+            key.help_text = (
+                "Filled from the German text as you type (ä→ae, ö→oe, ü→ue, ß→ss); you may "
+                "change it until the card is saved. Imports match rows on it, so it is fixed "
+                "once saved."
+            )
+        return form
 
     def add_data_read_fail_error_to_form(self, form, e):  # type: ignore[no-untyped-def]
         if isinstance(e, FileProblem):
@@ -633,6 +653,11 @@ class SloganInline(VersionedInlineMixin, admin.TabularInline):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("options")
+
+    def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
+        # On a saved card both slogans are saved: their keys are fixed (see ContentAdmin).
+        fixed = ("key",) if obj is not None else ()
+        return (*super().get_readonly_fields(request, obj), *fixed)
 
     @admin.display(description="more")
     def edit(self, slogan: Slogan):  # type: ignore[no-untyped-def]
