@@ -1,12 +1,9 @@
 """Weights as curators type them: with a unit, German or English number format, one message
 per broken rule; the same reader in the admin form and in spreadsheet imports."""
 
-import io
 
-import openpyxl
 import pytest
 from django.contrib.auth.models import Group, User
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from cards.models import SauschwerObject
@@ -114,19 +111,13 @@ def test_a_negative_weight_is_refused_with_its_message_and_nothing_is_saved(carl
     assert not SauschwerObject.objects.filter(key="ein-kuehlschrank").exists()
 
 
-def _import_csv(client, text):
-    upload = SimpleUploadedFile("dinge.csv", text.encode())
-    return client.post(reverse("admin:cards_sauschwerobject_import"),
-                       {"format": "0", "resource": "0", "import_file": upload})
-
-
 @pytest.mark.django_db
 def test_an_import_reads_weights_with_their_unit_like_the_admin(mini_catalogue, tmp_path,
                                                                  run_command):
     path = tmp_path / "dinge.csv"
     path.write_text('key,name,weight_g,source\nein-kuehlschrank,Ein Kühlschrank,"55,5 kg",Blatt\n'
                     "ein-stein,Ein Stein,1.234 g,Waage\n", encoding="utf-8")
-    status, out, err = run_command("import_content", str(path))
+    status, _out, err = run_command("import_content", str(path))
     assert status == 0, err
     assert SauschwerObject.objects.get(key="ein-kuehlschrank").weight_g == 55_500
     assert SauschwerObject.objects.get(key="ein-stein").weight_g == 1_234
@@ -136,7 +127,7 @@ def test_an_import_reads_weights_with_their_unit_like_the_admin(mini_catalogue, 
 def test_an_import_names_the_unknown_unit_on_its_row(mini_catalogue, tmp_path, run_command):
     path = tmp_path / "dinge.csv"
     path.write_text("key,name,weight_g,source\nein-stein,Ein Stein,3 lb,Waage\n", encoding="utf-8")
-    status, out, err = run_command("import_content", str(path))
+    status, _out, err = run_command("import_content", str(path))
     assert status == 1
     assert "row 2, column `weight_g`: “lb” in “3 lb” is not a unit this game knows" in err
     assert not SauschwerObject.objects.filter(key="ein-stein").exists()
