@@ -14,11 +14,12 @@ from django.contrib import admin, messages
 from django.contrib.contenttypes.admin import GenericTabularInline
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Q, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
@@ -29,7 +30,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from cards import resources
 from cards.colour_vision import ColourSpec, colour_problems
-from cards.concurrency import VersionedAdminMixin, VersionedInlineMixin
+from cards.concurrency import VERSION_FIELD, VersionedAdminMixin, VersionedInlineMixin
 from cards.files import FileProblem
 from cards.formats import FORMATS, preview_context
 from cards.history import deletion_time, restore_related
@@ -125,6 +126,59 @@ def _translation_column(language: str, field: str):  # type: ignore[no-untyped-d
 
     column.short_description = language.upper()  # type: ignore[attr-defined]
     return column
+
+
+def admin_change_reason(request: HttpRequest, obj, form, change: bool) -> str:  # type: ignore[no-untyped-def]
+    """What a card's history says about a save in the admin: added, the fields changed, or the
+    version a revert brought back."""
+    match = getattr(request, "resolver_match", None)
+    if match is not None and match.url_name and match.url_name.endswith("_simple_history"):
+        version_id = match.kwargs.get("version_id") or (match.args[-1] if match.args else None)
+        record = type(obj).history.filter(history_id=version_id).first()
+        if record is not None:
+            when = timezone.localtime(record.history_date).strftime("%Y-%m-%d %H:%M")
+            return f"Reverted to version {record.version} of {when}"
+        return "Reverted in the admin"
+    if not change:
+        return "Added in the admin"
+    fields = [name for name in form.changed_data if name != VERSION_FIELD]
+    return ("Changed in the admin: " + ", ".join(fields)) if fields else "Saved in the admin"
+
+
+def inline_change_reason(form) -> str:  # type: ignore[no-untyped-def]
+    fields = [name for name in form.changed_data if name not in (VERSION_FIELD, "DELETE")]
+    instance = form.instance
+    what = (f"{instance.language} translation" if isinstance(instance, Translation)
+            else str(instance._meta.verbose_name))
+    if not instance.pk:
+        return f"Added in the admin ({what})"
+    return f"Changed in the admin ({what}): " + ", ".join(fields)
+
+
+#: Fields a revert diff does not show (bookkeeping, not content).
+_DIFF_SKIPPED = {"id", "norm", "created_at", "updated_at", "version", "state_before_change"}
+
+
+def revert_diff(model, object_id, version_id) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    """What reverting to ``version_id`` would change in today's version: field, today, then."""
+    record = model.history.filter(id=object_id, history_id=version_id).first()
+    if record is None:
+        return {"rows": [], "deleted": False}
+    current = model._default_manager.filter(pk=object_id).first()
+    rows = []
+    for field in model._meta.concrete_fields:
+        if field.name in _DIFF_SKIPPED or not field.editable:
+            continue
+        then = getattr(record, field.attname, None)
+        now = getattr(current, field.attname, None) if current is not None else None
+        if current is None or then != now:
+            label = str(field.verbose_name)
+            if isinstance(field, models.ForeignKey):
+                then = field.related_model._default_manager.filter(pk=then).first() or then
+                now = field.related_model._default_manager.filter(pk=now).first() or now
+            rows.append({"field": label, "now": "—" if current is None else now, "then": then})
+    return {"rows": rows, "deleted": current is None, "version": record.version,
+            "date": record.history_date}
 
 
 class TranslationInline(VersionedInlineMixin, GenericTabularInline):
@@ -236,9 +290,23 @@ class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportE
         finally:
             storage.remove()
 
+    def save_formset(self, request, form, formset, change):  # type: ignore[no-untyped-def]
+        # The card's translations (and other inline rows) say in their history why they changed.
+        for row in formset.forms:
+            if row.has_changed() and not getattr(row.instance, "_change_reason", None):
+                row.instance._change_reason = inline_change_reason(row)
+        super().save_formset(request, form, formset, change)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):  # type: ignore[no-untyped-def]
+        extra = {"revert_diff": revert_diff(self.model, object_id, version_id),
+                 **(extra_context or {})}
+        return super().history_form_view(request, object_id, version_id, extra)
+
     def get_import_data_kwargs(self, **kwargs):  # type: ignore[no-untyped-def]
         # One bad row and nothing is imported, validation errors included.
         return {**super().get_import_data_kwargs(**kwargs), "rollback_on_validation_errors": True}
+
+    history_list_display = ("version",)
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         # Reverting a deleted card from its history saves it again: bring back what was
@@ -246,6 +314,7 @@ class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportE
         deleted_at = None
         if change and obj.pk and not type(obj).objects.filter(pk=obj.pk).exists():
             deleted_at = deletion_time(obj)
+        obj._change_reason = admin_change_reason(request, obj, form, change)
         super().save_model(request, obj, form, change)
         if deleted_at is not None:
             restored = restore_related(obj, deleted_at)

@@ -33,6 +33,9 @@ class DeletedCard:
     label: str
     deleted_at: datetime
     deleted_by: str
+    restore_id: int | None = None  # the history record to revert to: the last one before deletion
+    restore_version: int | None = None
+    restore_date: datetime | None = None
 
 
 def deleted_cards(limit: int = 200) -> list[DeletedCard]:
@@ -48,10 +51,20 @@ def deleted_cards(limit: int = 200) -> list[DeletedCard]:
             .order_by("-history_date")[:limit]
         )
         seen: set[int] = set()
+        deleted = []
         for row in rows:
             if row.id in seen:
                 continue
             seen.add(row.id)
+            deleted.append(row)
+        # The version to bring back: each card's last record before its deletion (one query).
+        last: dict[int, Any] = {}
+        for before in (history.objects.filter(id__in=seen).exclude(history_type="-")
+                       .order_by("id", "-history_date", "-history_id")
+                       .only("id", "history_id", "history_date", "version")):
+            last.setdefault(before.id, before)
+        for row in deleted:
+            before = last.get(row.id)
             found.append(
                 DeletedCard(
                     model=model,
@@ -60,6 +73,9 @@ def deleted_cards(limit: int = 200) -> list[DeletedCard]:
                     label=str(row.instance),
                     deleted_at=row.history_date,
                     deleted_by=str(row.history_user or "an import or command"),
+                    restore_id=before.history_id if before is not None else row.history_id,
+                    restore_version=(before or row).version,
+                    restore_date=(before or row).history_date,
                 )
             )
     found.sort(key=lambda card: card.deleted_at, reverse=True)
