@@ -32,7 +32,7 @@ from cards import resources
 from cards.colour_vision import ColourSpec, colour_problems
 from cards.concurrency import VERSION_FIELD, VersionedAdminMixin, VersionedInlineMixin
 from cards.files import FileProblem
-from cards.formats import FORMATS, preview_context
+from cards.formats import FORMATS, preview_context, wrong_format_message
 from cards.history import deletion_time, restore_related
 from cards.models import (
     EMPTY,
@@ -230,10 +230,23 @@ class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportE
         return form
 
     def add_data_read_fail_error_to_form(self, form, e):  # type: ignore[no-untyped-def]
-        if isinstance(e, FileProblem):
+        wrong = self._wrong_format(form)
+        if wrong:  # what the file is says more than why the chosen reader failed
+            form.add_error("import_file", wrong)
+        elif isinstance(e, FileProblem):
             form.add_error("import_file", str(e))
         else:
             super().add_data_read_fail_error_to_form(form, e)
+
+    def _wrong_format(self, form) -> str | None:  # type: ignore[no-untyped-def]
+        upload = form.cleaned_data.get("import_file")
+        try:
+            chosen = self.get_import_formats()[int(form.cleaned_data["format"])]
+            upload.seek(0)
+            data = upload.read()
+        except (AttributeError, KeyError, IndexError, TypeError, ValueError, OSError):
+            return None
+        return wrong_format_message(data, chosen.EXTENSION)
 
     import_template_name = "admin/cards/import.html"
     tmp_storage_class = PreviewStorage

@@ -99,7 +99,7 @@ def test_a_preview_with_an_error_offers_no_confirm_and_changes_nothing(mini_cata
 def test_a_broken_upload_gets_a_message_not_a_traceback(mini_catalogue, carla):
     response = preview(carla, "conceptcard", "begriffe.csv", b"\x89PNG\r\n\x1a\n\x00\x00")
     page = response.content.decode()
-    assert "not a text file" in page
+    assert "This is a PNG picture, not a table" in page
     assert "encountered while trying to read file" not in page
 
 
