@@ -181,12 +181,60 @@ def revert_diff(model, object_id, version_id) -> dict:  # type: ignore[no-untype
             "date": record.history_date}
 
 
+class TranslationInlineForm(forms.ModelForm):
+    """A translation on its card's page: language and field are choices (the configured
+    target languages, the card's translatable fields), the text box fits the page."""
+
+    language = forms.ChoiceField(choices=())
+    field = forms.ChoiceField(choices=())
+
+    class Meta:
+        model = Translation
+        fields = ("language", "field", "text", "state")
+        widgets = {"text": forms.Textarea(attrs={"rows": 2, "class": "translation-text"})}
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        targets = list(settings.KARTOTHEK_LANGUAGES[1:])
+        self.fields["language"].choices = [(code, code) for code in targets]
+        self.fields["field"].choices = [(name, name) for name in self.translatable_fields]
+        if not self.instance.pk:
+            self.fields["language"].initial = targets[0] if targets else None
+            if self.translatable_fields:
+                self.fields["field"].initial = self.translatable_fields[0]
+
+    translatable_fields: tuple[str, ...] = ()
+
+
 class TranslationInline(VersionedInlineMixin, GenericTabularInline):
+    """The card's translations, each with its state and the German source beside it (as in
+    the translation editor); what a translation needing edits was made from is shown too."""
+
     model = Translation
+    form = TranslationInlineForm
     extra = 0
-    fields = ("language", "field", "text", "state", "source_text")
-    readonly_fields = ("source_text",)
-    verbose_name_plural = "translations (source text on the right: what each was made from)"
+    fields = ("language", "field", "german", "text", "state")
+    readonly_fields = ("german",)
+    verbose_name_plural = "translations (the German source beside each, with its state)"
+
+    def get_formset(self, request, obj=None, **kwargs):  # type: ignore[no-untyped-def]
+        formset = super().get_formset(request, obj, **kwargs)
+        # The field choices are the parent's translatable fields.
+        formset.form = type(formset.form.__name__, (formset.form,),
+                            {"translatable_fields": tuple(self.parent_model.TRANSLATABLE_FIELDS)})
+        return formset
+
+    @admin.display(description="German source · state")
+    def german(self, row: Translation):  # type: ignore[no-untyped-def]
+        if not row.pk:
+            return "—"
+        state = row.effective_state
+        badge = state_badge(state)
+        if row.is_outdated and row.source_text:
+            return format_html('{}<div class="source-now">{}</div>'
+                               '<div class="source-was">made from: <del>{}</del></div>',
+                               badge, row.current_source, row.source_text)
+        return format_html('{}<div class="source-now">{}</div>', badge, row.current_source)
 
 
 class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportExportActionModelAdmin):
@@ -208,6 +256,7 @@ class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportE
 
     class Media:
         js = ("cards/key-from-text.js",)
+        css = {"all": ("cards/curator.css",)}
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("translations")
