@@ -720,16 +720,22 @@ class SloganUnitForm(forms.ModelForm):
                                validators=[validate_clean_text])
     option_4 = forms.CharField(label="option 4", max_length=SLOGAN_OPTION_LENGTH,
                                validators=[validate_clean_text])
-    correct = forms.TypedChoiceField(label="correct", coerce=int,
-                                     choices=[("", "—"), *((n, str(n)) for n in range(1, 5))])
+    correct = forms.TypedChoiceField(
+        label="correct answer", coerce=int, widget=forms.RadioSelect(attrs={"class": "correct-choice"}),
+        choices=[(n, f"option {n}") for n in range(1, 5)],
+        help_text="Exactly one of the four options is the brand the slogan belongs to.")
 
     class Meta:
         model = Slogan
-        fields = ("side", "text", "key", "keep_german")
+        fields = ("side", "text", "key", "markets", "keep_german", "source")
 
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
         if self.instance.pk:
+            # A saved slogan's key is fixed (imports match on it): a disabled field ignores
+            # whatever a POST sends for it. A new slogan on a saved card still gets one.
+            self.fields["key"].disabled = True
+            self.fields["key"].help_text = "Fixed once saved: imports match rows on it."
             for option in self.instance.options.all():
                 self.initial[f"option_{option.position}"] = option.text
                 if option.is_correct:
@@ -769,12 +775,18 @@ class SloganUnitFormSet(BaseInlineFormSet):
             raise ValidationError("The two slogans of a card must differ.")
 
 
-class SloganInline(VersionedInlineMixin, admin.TabularInline):
+class SloganInline(VersionedInlineMixin, admin.StackedInline):
+    """Both slogans of a card on the card's page, each with its four numbered options, the
+    correct one chosen by a radio button, and its source: one page, one save."""
+
     model = Slogan
     form = SloganUnitForm
     formset = SloganUnitFormSet
-    fields = ("side", "text", "key", "markets", "keep_german", *SLOGAN_OPTION_FIELDS, "correct",
-              "edit")
+    fieldsets = (
+        (None, {"fields": (("side", "key"), "text", ("markets", "keep_german"), "source")}),
+        ("Answer options", {"fields": (("option_1", "option_2"), ("option_3", "option_4"),
+                                       "correct", "edit")}),
+    )
     readonly_fields = ("edit",)
     extra = 0
     min_num = 2  # a card is saved with both slogans or not at all
@@ -785,17 +797,12 @@ class SloganInline(VersionedInlineMixin, admin.TabularInline):
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("options")
 
-    def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
-        # On a saved card both slogans are saved: their keys are fixed (see ContentAdmin).
-        fixed = ("key",) if obj is not None else ()
-        return (*super().get_readonly_fields(request, obj), *fixed)
-
-    @admin.display(description="more")
+    @admin.display(description="translations")
     def edit(self, slogan: Slogan):  # type: ignore[no-untyped-def]
         if not slogan.pk:
-            return "—"
+            return "after saving: on the slogan's own page"
         url = reverse("admin:cards_slogan_change", args=[slogan.pk])
-        return format_html('<a href="{}">source, translations…</a>', url)
+        return format_html('<a href="{}">this slogan\'s translations…</a>', url)
 
 
 @admin.register(SloganCard)
@@ -809,6 +816,21 @@ class SloganCardAdmin(PlayDifficultyMixin, ContentAdmin):
 
     def has_import_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def get_formset_kwargs(self, request, obj, inline, prefix):  # type: ignore[no-untyped-def]
+        kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
+        if isinstance(inline, SloganInline) and request.method != "POST" and not obj.pk:
+            kwargs["initial"] = [{"side": 1}, {"side": 2}]  # numbered for the curator
+        return kwargs
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict:  # type: ignore[type-arg]
+        # A new card gets the next free number in the catalogue's "karte-NNN" series.
+        initial = super().get_changeform_initial_data(request)
+        if "key" not in initial:
+            numbers = [int(k[6:]) for k in SloganCard.objects.filter(key__regex=r"^karte-[0-9]+$")
+                       .values_list("key", flat=True)]
+            initial["key"] = f"karte-{max(numbers, default=0) + 1:03d}"
+        return initial
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("slogans")

@@ -1,6 +1,7 @@
 """A card's key comes from its German text as the curator types (the same rule in the
 browser as in cards.text.make_key) and is fixed once the card is saved."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -71,7 +72,24 @@ def test_a_saved_cards_key_is_read_only_and_a_forged_post_cannot_change_it(mini_
 def test_a_saved_slogan_cards_slogan_keys_are_read_only(mini_catalogue, carla):
     card = SloganCard.objects.first()
     page = carla.get(reverse("admin:cards_slogancard_change", args=[card.pk])).content.decode()
-    assert 'name="slogans-0-key"' not in page and 'name="slogans-1-key"' not in page
+    for n in (0, 1):
+        assert re.search(rf'<input[^>]*name="slogans-{n}-key"[^>]*disabled', page)
+    data = {"key": card.key, "slogans-TOTAL_FORMS": "2", "slogans-INITIAL_FORMS": "2",
+            "slogans-MIN_NUM_FORMS": "2", "slogans-MAX_NUM_FORMS": "2"}
+    for n, slogan in enumerate(card.slogans.order_by("side")):
+        options = list(slogan.options.order_by("position"))
+        data.update({f"slogans-{n}-id": slogan.pk, f"slogans-{n}-card": card.pk,
+                     f"slogans-{n}-side": slogan.side, f"slogans-{n}-text": slogan.text,
+                     f"slogans-{n}-key": f"gefaelscht-{n}", f"slogans-{n}-markets": slogan.markets,
+                     f"slogans-{n}-source": slogan.source,
+                     f"slogans-{n}-correct": next(o.position for o in options if o.is_correct),
+                     **{f"slogans-{n}-option_{o.position}": o.text for o in options}})
+        if slogan.keep_german:
+            data[f"slogans-{n}-keep_german"] = "on"
+    keys = sorted(card.slogans.values_list("key", flat=True))
+    response = carla.post(reverse("admin:cards_slogancard_change", args=[card.pk]), data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert sorted(card.slogans.values_list("key", flat=True)) == keys
 
 
 @pytest.mark.browser
