@@ -276,6 +276,9 @@ class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportE
                 "change it until the card is saved. Imports match rows on it, so it is fixed "
                 "once saved."
             )
+        elif key is not None:
+            key.help_text = ("The card's stable identifier (imports match rows on it); fixed "
+                             "once saved.")
         return form
 
     def add_data_read_fail_error_to_form(self, form, e):  # type: ignore[no-untyped-def]
@@ -740,6 +743,9 @@ class SloganUnitForm(forms.ModelForm):
                 self.initial[f"option_{option.position}"] = option.text
                 if option.is_correct:
                     self.initial["correct"] = option.position
+        else:
+            self.fields["key"].help_text = ("Filled from the slogan's text as you type (ä→ae, "
+                                            "ö→oe, ü→ue, ß→ss); fixed once saved.")
 
     def clean(self) -> dict:  # type: ignore[type-arg]
         data = super().clean()
@@ -883,7 +889,7 @@ class AlfonsCardAdmin(ContentAdmin):
 
 
 class SauschwerObjectForm(forms.ModelForm):
-    weight_g = WeightField(label="weight")
+    weight_g = WeightField(label="Weight")
 
     class Meta:
         model = SauschwerObject

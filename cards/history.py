@@ -36,6 +36,7 @@ class DeletedCard:
     restore_id: int | None = None  # the history record to revert to: the last one before deletion
     restore_version: int | None = None
     restore_date: datetime | None = None
+    with_card: str | None = None  # a slogan deleted with its card: the card's key (restore that)
 
 
 def deleted_cards(limit: int = 200) -> list[DeletedCard]:
@@ -63,6 +64,12 @@ def deleted_cards(limit: int = 200) -> list[DeletedCard]:
                        .order_by("id", "-history_date", "-history_id")
                        .only("id", "history_id", "history_date", "version")):
             last.setdefault(before.id, before)
+        cards_gone: dict[int, str] = {}
+        if model is Slogan:
+            card_ids = {row.card_id for row in deleted}
+            alive = set(SloganCard.objects.filter(pk__in=card_ids).values_list("pk", flat=True))
+            for card in SloganCard.history.filter(id__in=card_ids - alive).order_by("history_date"):
+                cards_gone[card.id] = card.key
         for row in deleted:
             before = last.get(row.id)
             found.append(
@@ -76,6 +83,7 @@ def deleted_cards(limit: int = 200) -> list[DeletedCard]:
                     restore_id=before.history_id if before is not None else row.history_id,
                     restore_version=(before or row).version,
                     restore_date=(before or row).history_date,
+                    with_card=cards_gone.get(row.card_id) if model is Slogan else None,
                 )
             )
     found.sort(key=lambda card: card.deleted_at, reverse=True)

@@ -98,6 +98,9 @@ def test_the_deleted_cards_page_links_the_version_to_restore(mini_catalogue, car
     restore = reverse("admin:cards_slogancard_simple_history", args=[pk, last.history_id])
     when = timezone.localtime(last.history_date).strftime("%Y-%m-%d %H:%M")
     assert f'href="{restore}">restore version {last.version} of {when}</a>' in listing
+    # its slogans went with it and come back with it: no restore link of their own
+    assert listing.count("comes back with its slogan card <code>karte-002</code>") == 2
+    assert listing.count('class="restore-link"') == 1
     page = _text(carla.get(restore).content.decode())
     assert "This card is deleted" in page
     assert f"Reverting brings back version {last.version} of {when}" in page
