@@ -331,6 +331,12 @@ class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportE
         result = context.get("result")
         if result is not None:
             context.update(preview_context(result))
+        if "fields_list" in context and not context["fields_list"]:
+            # After a refused file the library lists no columns: the file needs them still.
+            context["fields_list"] = [
+                (rc().get_display_name(), [f.column_name for f in rc().get_user_visible_fields()])
+                for rc in self.get_import_resource_classes(request)
+            ]
         return response
 
     @method_decorator(require_POST)

@@ -101,6 +101,9 @@ def test_a_new_curator_does_the_everyday_tasks_without_a_dead_end(live_server, w
     persil = Slogan.objects.get(key="waescht-so-weiss")
     assert (persil.side, persil.source, persil.correct_option.text) == (2, "Persil-Werbung", "Persil")
     look("slogan-card-list")
+    page.goto(f"{live_server.url}{reverse('admin:cards_slogancard_change', args=[persil.card_id])}")
+    assert page.locator("input[name='slogans-1-correct'][value='2']").is_checked()
+    look("slogan-card-change")
 
     # 3. Translate and approve, in the editor.
     page.goto(f"{live_server.url}/admin/")
@@ -137,6 +140,11 @@ def test_a_new_curator_does_the_everyday_tasks_without_a_dead_end(live_server, w
     book.save(edited)
     page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_changelist')}")
     page.click("a.import_link")
+    page.set_input_files("#id_import_file", str(edited))
+    page.select_option("#id_format", label="csv")  # the wrong format first
+    page.click("input[type=submit]")
+    assert "This is an XLSX workbook, not CSV: choose XLSX" in page.locator(".errorlist").inner_text()
+    look("import-wrong-format")
     page.set_input_files("#id_import_file", str(edited))
     page.select_option("#id_format", label="xlsx")
     look("import")
@@ -180,6 +188,9 @@ def test_a_new_curator_does_the_everyday_tasks_without_a_dead_end(live_server, w
     page.fill("#id_text", "Gänseblume")
     page.click("input[name=_continue]")
     _success(page)
+    row = page.locator(".inline-group tbody tr", has_text="Daisy")
+    assert "Gänseblümchen" in row.locator("td.field-german").inner_text()  # made from
+    look("concept-change")
     page.click("a.historylink")
     look("history")
     assert "Changed in the admin: text" in page.locator("#change-history").inner_text()

@@ -89,3 +89,8 @@ def test_a_csv_file_sent_as_xlsx_is_named(mini_catalogue, carla):
 ])
 def test_what_a_file_is_comes_from_its_bytes(data, kind):
     assert what_file_is(data)[0] == kind
+
+
+def test_a_refused_file_still_lists_the_columns_the_import_needs(mini_catalogue, carla):
+    html = _post(carla, "begriffe.xlsx", _workbook(), "0").content.decode()
+    assert "<code>key, text</code>" in html
