@@ -502,6 +502,7 @@ class SignColourForm(forms.ModelForm):
     def clean(self):  # type: ignore[no-untyped-def]
         data = super().clean()
         key, name, hex_, mark = (data.get(f) for f in ("key", "name", "hex", "mark"))
+        key = key or self.instance.key  # a saved colour's key is read-only: not in the form
         if not (key and name and hex_ and mark):
             return data  # the field errors say what is missing
         others = SignColour.objects.exclude(pk=self.instance.pk) if self.instance.pk else (

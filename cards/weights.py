@@ -114,6 +114,9 @@ def parse_weight(value: object) -> int:
         shown = "" if value is None else str(value).strip()
         if not shown:
             raise WeightError("Enter a weight, e.g. 180 g, 55 kg or 0,5 t.")
+        if len(shown) > 60:  # no weight is this long; quote only its start
+            raise WeightError(f"“{shown[:40]}…” is not a weight: write a number with g, kg "
+                              "or t, e.g. 180 g, 55 kg or 0,5 t.")
         match = _WEIGHT.fullmatch(shown)
         if match is None or match["number"] is None:
             raise WeightError(f"“{shown}” is not a weight: write a number with g, kg or t, "

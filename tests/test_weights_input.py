@@ -50,6 +50,7 @@ def test_where_a_number_reads_both_ways_the_german_reading_wins():
     ("1,2,3", "“1,2,3” is not a number one can read."),
     ("", "Enter a weight"),
     ("99999999999999 t", "is heavier than any weight this game can keep"),
+    ("1 " * 60_000 + "kg", "“" + "1 " * 20 + "…” is not a weight"),
 ])
 def test_each_broken_rule_has_its_own_message(typed, message):
     with pytest.raises(WeightError) as caught:
