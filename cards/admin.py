@@ -58,7 +58,7 @@ from cards.resources import write_options
 from cards.text import normalise, validate_clean_text
 from cards.uploads import PreviewExpired, PreviewStorage, upload_refusal
 from cards.validation import validate_unit
-from cards.weights import WeightField, format_weight
+from cards.weights import WeightField, show_weight
 from exports.print_views import print_selected_action
 from games.admin import PlayDifficultyMixin
 from kartothek.permissions import WriteChecks
@@ -918,7 +918,8 @@ class SauschwerObjectAdmin(PlayDifficultyMixin, ContentAdmin):
 
     @admin.display(description="weight", ordering="weight_g")
     def weight(self, obj: SauschwerObject) -> str:
-        return format_weight(obj.weight_g, "de")
+        # Exact, as the form shows it (the card's rounded "1 kg" would hide 1.030 g).
+        return show_weight(obj.weight_g)
 
 
 # --- translations ------------------------------------------------------------------------

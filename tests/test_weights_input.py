@@ -102,6 +102,8 @@ def test_a_curator_types_55kg_and_gets_55_kilograms_shown_back_as_55_kg(carla):
     page = carla.get(reverse("admin:cards_sauschwerobject_change", args=[obj.pk])).content.decode()
     assert 'value="55 kg"' in page
     assert "A plain number is grams" in page
+    listing = carla.get(reverse("admin:cards_sauschwerobject_changelist")).content.decode()
+    assert '<td class="field-weight">55 kg</td>' in listing
 
 
 @pytest.mark.django_db
