@@ -196,12 +196,18 @@ class TranslationInlineForm(forms.ModelForm):
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
         targets = list(settings.KARTOTHEK_LANGUAGES[1:])
+        fields = list(self.translatable_fields)
+        # A stored row keeps its own value as a choice, so saving the page never moves it
+        # silently to another language or field (its model check then names the problem).
+        if self.instance.pk and self.instance.language not in targets:
+            targets.append(self.instance.language)
+        if self.instance.pk and self.instance.field not in fields:
+            fields.append(self.instance.field)
         self.fields["language"].choices = [(code, code) for code in targets]
-        self.fields["field"].choices = [(name, name) for name in self.translatable_fields]
+        self.fields["field"].choices = [(name, name) for name in fields]
         if not self.instance.pk:
             self.fields["language"].initial = targets[0] if targets else None
-            if self.translatable_fields:
-                self.fields["field"].initial = self.translatable_fields[0]
+            self.fields["field"].initial = fields[0] if fields else None
 
     translatable_fields: tuple[str, ...] = ()
 
