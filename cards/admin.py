@@ -159,11 +159,14 @@ def inline_change_reason(form) -> str:  # type: ignore[no-untyped-def]
 _DIFF_SKIPPED = {"id", "norm", "created_at", "updated_at", "version", "state_before_change"}
 
 
-def revert_diff(model, object_id, version_id) -> dict:  # type: ignore[no-untyped-def, type-arg]
+def revert_diff(model, object_id, version_id) -> dict | None:  # type: ignore[no-untyped-def, type-arg]
     """What reverting to ``version_id`` would change in today's version: field, today, then."""
-    record = model.history.filter(id=object_id, history_id=version_id).first()
+    try:
+        record = model.history.filter(id=object_id, history_id=version_id).first()
+    except (ValueError, TypeError, ValidationError):  # not ids at all: the view answers 404
+        return None
     if record is None:
-        return {"rows": [], "deleted": False}
+        return None
     current = model._default_manager.filter(pk=object_id).first()
     rows = []
     for field in model._meta.concrete_fields:
@@ -375,8 +378,10 @@ class ContentAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin, ImportE
         super().save_formset(request, form, formset, change)
 
     def history_form_view(self, request, object_id, version_id, extra_context=None):  # type: ignore[no-untyped-def]
-        extra = {"revert_diff": revert_diff(self.model, object_id, version_id),
-                 **(extra_context or {})}
+        # Only for who may see the card (the library checks again, and 404s bad ids).
+        diff = (revert_diff(self.model, object_id, version_id)
+                if self.has_view_or_change_permission(request) else None)
+        extra = {"revert_diff": diff, **(extra_context or {})}
         return super().history_form_view(request, object_id, version_id, extra)
 
     def get_import_data_kwargs(self, **kwargs):  # type: ignore[no-untyped-def]
