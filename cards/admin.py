@@ -14,11 +14,12 @@ from django.contrib import admin, messages
 from django.contrib.contenttypes.admin import GenericTabularInline
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Q, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
@@ -30,9 +31,9 @@ from simple_history.admin import SimpleHistoryAdmin
 from cards import resources
 from cards.admin_preview import CardPreviewMixin
 from cards.colour_vision import ColourSpec, colour_problems
-from cards.concurrency import VersionedAdminMixin, VersionedInlineMixin
+from cards.concurrency import VERSION_FIELD, VersionedAdminMixin, VersionedInlineMixin
 from cards.files import FileProblem
-from cards.formats import FORMATS, preview_context
+from cards.formats import FORMATS, preview_context, wrong_format_message
 from cards.history import deletion_time, restore_related
 from cards.models import (
     EMPTY,
@@ -58,7 +59,7 @@ from cards.resources import write_options
 from cards.text import normalise, validate_clean_text
 from cards.uploads import PreviewExpired, PreviewStorage, upload_refusal
 from cards.validation import validate_unit
-from cards.weights import format_weight
+from cards.weights import WeightField, show_weight
 from exports.print_views import print_selected_action
 from games.admin import PlayDifficultyMixin
 from kartothek.permissions import WriteChecks
@@ -128,12 +129,122 @@ def _translation_column(language: str, field: str):  # type: ignore[no-untyped-d
     return column
 
 
+def admin_change_reason(request: HttpRequest, obj, form, change: bool) -> str:  # type: ignore[no-untyped-def]
+    """What a card's history says about a save in the admin: added, the fields changed, or the
+    version a revert brought back."""
+    match = getattr(request, "resolver_match", None)
+    if match is not None and match.url_name and match.url_name.endswith("_simple_history"):
+        version_id = match.kwargs.get("version_id") or (match.args[-1] if match.args else None)
+        record = type(obj).history.filter(history_id=version_id).first()
+        if record is not None:
+            when = timezone.localtime(record.history_date).strftime("%Y-%m-%d %H:%M")
+            return f"Reverted to version {record.version} of {when}"
+        return "Reverted in the admin"
+    if not change:
+        return "Added in the admin"
+    fields = [name for name in form.changed_data if name != VERSION_FIELD]
+    return ("Changed in the admin: " + ", ".join(fields)) if fields else "Saved in the admin"
+
+
+def inline_change_reason(form) -> str:  # type: ignore[no-untyped-def]
+    fields = [name for name in form.changed_data if name not in (VERSION_FIELD, "DELETE")]
+    instance = form.instance
+    what = (f"{instance.language} translation" if isinstance(instance, Translation)
+            else str(instance._meta.verbose_name))
+    if not instance.pk:
+        return f"Added in the admin ({what})"
+    return f"Changed in the admin ({what}): " + ", ".join(fields)
+
+
+#: Fields a revert diff does not show (bookkeeping, not content).
+_DIFF_SKIPPED = {"id", "norm", "created_at", "updated_at", "version", "state_before_change"}
+
+
+def revert_diff(model, object_id, version_id) -> dict | None:  # type: ignore[no-untyped-def, type-arg]
+    """What reverting to ``version_id`` would change in today's version: field, today, then."""
+    try:
+        record = model.history.filter(id=object_id, history_id=version_id).first()
+    except (ValueError, TypeError, ValidationError):  # not ids at all: the view answers 404
+        return None
+    if record is None:
+        return None
+    current = model._default_manager.filter(pk=object_id).first()
+    rows = []
+    for field in model._meta.concrete_fields:
+        if field.name in _DIFF_SKIPPED or not field.editable:
+            continue
+        then = getattr(record, field.attname, None)
+        now = getattr(current, field.attname, None) if current is not None else None
+        if current is None or then != now:
+            label = str(field.verbose_name)
+            if isinstance(field, models.ForeignKey):
+                then = field.related_model._default_manager.filter(pk=then).first() or then
+                now = field.related_model._default_manager.filter(pk=now).first() or now
+            rows.append({"field": label, "now": "—" if current is None else now, "then": then})
+    return {"rows": rows, "deleted": current is None, "version": record.version,
+            "date": record.history_date}
+
+
+class TranslationInlineForm(forms.ModelForm):
+    """A translation on its card's page: language and field are choices (the configured
+    target languages, the card's translatable fields), the text box fits the page."""
+
+    language = forms.ChoiceField(choices=())
+    field = forms.ChoiceField(choices=())
+
+    class Meta:
+        model = Translation
+        fields = ("language", "field", "text", "state")
+        widgets = {"text": forms.Textarea(attrs={"rows": 2, "class": "translation-text"})}
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        targets = list(settings.KARTOTHEK_LANGUAGES[1:])
+        fields = list(self.translatable_fields)
+        # A stored row keeps its own value as a choice, so saving the page never moves it
+        # silently to another language or field (its model check then names the problem).
+        if self.instance.pk and self.instance.language not in targets:
+            targets.append(self.instance.language)
+        if self.instance.pk and self.instance.field not in fields:
+            fields.append(self.instance.field)
+        self.fields["language"].choices = [(code, code) for code in targets]
+        self.fields["field"].choices = [(name, name) for name in fields]
+        if not self.instance.pk:
+            self.fields["language"].initial = targets[0] if targets else None
+            self.fields["field"].initial = fields[0] if fields else None
+
+    translatable_fields: tuple[str, ...] = ()
+
+
 class TranslationInline(VersionedInlineMixin, GenericTabularInline):
+    """The card's translations, each with its state and the German source beside it (as in
+    the translation editor); what a translation needing edits was made from is shown too."""
+
     model = Translation
+    form = TranslationInlineForm
     extra = 0
-    fields = ("language", "field", "text", "state", "source_text")
-    readonly_fields = ("source_text",)
-    verbose_name_plural = "translations (source text on the right: what each was made from)"
+    fields = ("language", "field", "german", "text", "state")
+    readonly_fields = ("german",)
+    verbose_name_plural = "translations (the German source beside each, with its state)"
+
+    def get_formset(self, request, obj=None, **kwargs):  # type: ignore[no-untyped-def]
+        formset = super().get_formset(request, obj, **kwargs)
+        # The field choices are the parent's translatable fields.
+        formset.form = type(formset.form.__name__, (formset.form,),
+                            {"translatable_fields": tuple(self.parent_model.TRANSLATABLE_FIELDS)})
+        return formset
+
+    @admin.display(description="German source · state")
+    def german(self, row: Translation):  # type: ignore[no-untyped-def]
+        if not row.pk:
+            return "—"
+        state = row.effective_state
+        badge = state_badge(state)
+        if row.is_outdated and row.source_text:
+            return format_html('{}<div class="source-now">{}</div>'
+                               '<div class="source-was">made from: <del>{}</del></div>',
+                               badge, row.current_source, row.source_text)
+        return format_html('{}<div class="source-now">{}</div>', badge, row.current_source)
 
 
 class ContentAdmin(CardPreviewMixin, WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin,
@@ -147,19 +258,58 @@ class ContentAdmin(CardPreviewMixin, WriteChecks, VersionedAdminMixin, SimpleHis
 
     inlines = [TranslationInline]
     formats = FORMATS
+    # ImportMixin's list template shows only Import; this one shows Import and Export.
+    import_export_change_list_template = "admin/import_export/change_list_import_export.html"
     actions = [print_selected_action]
     readonly_fields = ("created_at", "updated_at")
     list_per_page = 100
     show_full_result_count = False
 
+    class Media:
+        js = ("cards/key-from-text.js",)
+        css = {"all": ("cards/curator.css",)}
+
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("translations")
 
+    def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
+        # A saved card's key is fixed: imports match rows on it. Read-only fields are not
+        # in the form, so a forged POST cannot change it either.
+        fixed = ("key",) if obj is not None else ()
+        return (*super().get_readonly_fields(request, obj), *fixed)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):  # type: ignore[no-untyped-def]
+        form = super().get_form(request, obj, change, **kwargs)
+        key = form.base_fields.get("key")
+        if key is not None and self.model.TEXT_FIELD:
+            key.help_text = (
+                "Filled from the German text as you type (ä→ae, ö→oe, ü→ue, ß→ss); you may "
+                "change it until the card is saved. Imports match rows on it, so it is fixed "
+                "once saved."
+            )
+        elif key is not None:
+            key.help_text = ("The card's stable identifier (imports match rows on it); fixed "
+                             "once saved.")
+        return form
+
     def add_data_read_fail_error_to_form(self, form, e):  # type: ignore[no-untyped-def]
-        if isinstance(e, FileProblem):
+        wrong = self._wrong_format(form)
+        if wrong:  # what the file is says more than why the chosen reader failed
+            form.add_error("import_file", wrong)
+        elif isinstance(e, FileProblem):
             form.add_error("import_file", str(e))
         else:
             super().add_data_read_fail_error_to_form(form, e)
+
+    def _wrong_format(self, form) -> str | None:  # type: ignore[no-untyped-def]
+        upload = form.cleaned_data.get("import_file")
+        try:
+            chosen = self.get_import_formats()[int(form.cleaned_data["format"])]
+            upload.seek(0)
+            data = upload.read()
+        except (AttributeError, KeyError, IndexError, TypeError, ValueError, OSError):
+            return None
+        return wrong_format_message(data, chosen.EXTENSION)
 
     import_template_name = "admin/cards/import.html"
     tmp_storage_class = PreviewStorage
@@ -192,6 +342,12 @@ class ContentAdmin(CardPreviewMixin, WriteChecks, VersionedAdminMixin, SimpleHis
         result = context.get("result")
         if result is not None:
             context.update(preview_context(result))
+        if "fields_list" in context and not context["fields_list"]:
+            # After a refused file the library lists no columns: the file needs them still.
+            context["fields_list"] = [
+                (rc().get_display_name(), [f.column_name for f in rc().get_user_visible_fields()])
+                for rc in self.get_import_resource_classes(request)
+            ]
         return response
 
     @method_decorator(require_POST)
@@ -216,9 +372,25 @@ class ContentAdmin(CardPreviewMixin, WriteChecks, VersionedAdminMixin, SimpleHis
         finally:
             storage.remove()
 
+    def save_formset(self, request, form, formset, change):  # type: ignore[no-untyped-def]
+        # The card's translations (and other inline rows) say in their history why they changed.
+        for row in formset.forms:
+            if row.has_changed() and not getattr(row.instance, "_change_reason", None):
+                row.instance._change_reason = inline_change_reason(row)
+        super().save_formset(request, form, formset, change)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):  # type: ignore[no-untyped-def]
+        # Only for who may see the card (the library checks again, and 404s bad ids).
+        diff = (revert_diff(self.model, object_id, version_id)
+                if self.has_view_or_change_permission(request) else None)
+        extra = {"revert_diff": diff, **(extra_context or {})}
+        return super().history_form_view(request, object_id, version_id, extra)
+
     def get_import_data_kwargs(self, **kwargs):  # type: ignore[no-untyped-def]
         # One bad row and nothing is imported, validation errors included.
         return {**super().get_import_data_kwargs(**kwargs), "rollback_on_validation_errors": True}
+
+    history_list_display = ("version",)
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         # Reverting a deleted card from its history saves it again: bring back what was
@@ -226,6 +398,7 @@ class ContentAdmin(CardPreviewMixin, WriteChecks, VersionedAdminMixin, SimpleHis
         deleted_at = None
         if change and obj.pk and not type(obj).objects.filter(pk=obj.pk).exists():
             deleted_at = deletion_time(obj)
+        obj._change_reason = admin_change_reason(request, obj, form, change)
         super().save_model(request, obj, form, change)
         if deleted_at is not None:
             restored = restore_related(obj, deleted_at)
@@ -342,6 +515,7 @@ class SignColourForm(forms.ModelForm):
     def clean(self):  # type: ignore[no-untyped-def]
         data = super().clean()
         key, name, hex_, mark = (data.get(f) for f in ("key", "name", "hex", "mark"))
+        key = key or self.instance.key  # a saved colour's key is read-only: not in the form
         if not (key and name and hex_ and mark):
             return data  # the field errors say what is missing
         others = SignColour.objects.exclude(pk=self.instance.pk) if self.instance.pk else (
@@ -569,20 +743,29 @@ class SloganUnitForm(forms.ModelForm):
                                validators=[validate_clean_text])
     option_4 = forms.CharField(label="option 4", max_length=SLOGAN_OPTION_LENGTH,
                                validators=[validate_clean_text])
-    correct = forms.TypedChoiceField(label="correct", coerce=int,
-                                     choices=[("", "—"), *((n, str(n)) for n in range(1, 5))])
+    correct = forms.TypedChoiceField(
+        label="correct answer", coerce=int, widget=forms.RadioSelect(attrs={"class": "correct-choice"}),
+        choices=[(n, f"option {n}") for n in range(1, 5)],
+        help_text="Exactly one of the four options is the brand the slogan belongs to.")
 
     class Meta:
         model = Slogan
-        fields = ("side", "text", "key", "keep_german")
+        fields = ("side", "text", "key", "markets", "keep_german", "source")
 
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
         if self.instance.pk:
+            # A saved slogan's key is fixed (imports match on it): a disabled field ignores
+            # whatever a POST sends for it. A new slogan on a saved card still gets one.
+            self.fields["key"].disabled = True
+            self.fields["key"].help_text = "Fixed once saved: imports match rows on it."
             for option in self.instance.options.all():
                 self.initial[f"option_{option.position}"] = option.text
                 if option.is_correct:
                     self.initial["correct"] = option.position
+        else:
+            self.fields["key"].help_text = ("Filled from the slogan's text as you type (ä→ae, "
+                                            "ö→oe, ü→ue, ß→ss); fixed once saved.")
 
     def clean(self) -> dict:  # type: ignore[type-arg]
         data = super().clean()
@@ -618,12 +801,18 @@ class SloganUnitFormSet(BaseInlineFormSet):
             raise ValidationError("The two slogans of a card must differ.")
 
 
-class SloganInline(VersionedInlineMixin, admin.TabularInline):
+class SloganInline(VersionedInlineMixin, admin.StackedInline):
+    """Both slogans of a card on the card's page, each with its four numbered options, the
+    correct one chosen by a radio button, and its source: one page, one save."""
+
     model = Slogan
     form = SloganUnitForm
     formset = SloganUnitFormSet
-    fields = ("side", "text", "key", "markets", "keep_german", *SLOGAN_OPTION_FIELDS, "correct",
-              "edit")
+    fieldsets = (
+        (None, {"fields": (("side", "key"), "text", ("markets", "keep_german"), "source")}),
+        ("Answer options", {"fields": (("option_1", "option_2"), ("option_3", "option_4"),
+                                       "correct", "edit")}),
+    )
     readonly_fields = ("edit",)
     extra = 0
     min_num = 2  # a card is saved with both slogans or not at all
@@ -634,12 +823,12 @@ class SloganInline(VersionedInlineMixin, admin.TabularInline):
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("options")
 
-    @admin.display(description="more")
+    @admin.display(description="translations")
     def edit(self, slogan: Slogan):  # type: ignore[no-untyped-def]
         if not slogan.pk:
-            return "—"
+            return "after saving: on the slogan's own page"
         url = reverse("admin:cards_slogan_change", args=[slogan.pk])
-        return format_html('<a href="{}">source, translations…</a>', url)
+        return format_html('<a href="{}">this slogan\'s translations…</a>', url)
 
 
 @admin.register(SloganCard)
@@ -653,6 +842,21 @@ class SloganCardAdmin(PlayDifficultyMixin, ContentAdmin):
 
     def has_import_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def get_formset_kwargs(self, request, obj, inline, prefix):  # type: ignore[no-untyped-def]
+        kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
+        if isinstance(inline, SloganInline) and request.method != "POST" and not obj.pk:
+            kwargs["initial"] = [{"side": 1}, {"side": 2}]  # numbered for the curator
+        return kwargs
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict:  # type: ignore[type-arg]
+        # A new card gets the next free number in the catalogue's "karte-NNN" series.
+        initial = super().get_changeform_initial_data(request)
+        if "key" not in initial:
+            numbers = [int(k[6:]) for k in SloganCard.objects.filter(key__regex=r"^karte-[0-9]+$")
+                       .values_list("key", flat=True)]
+            initial["key"] = f"karte-{max(numbers, default=0) + 1:03d}"
+        return initial
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("slogans")
@@ -704,8 +908,17 @@ class AlfonsCardAdmin(ContentAdmin):
 # --- Sauschwer ---------------------------------------------------------------------------
 
 
+class SauschwerObjectForm(forms.ModelForm):
+    weight_g = WeightField(label="Weight")
+
+    class Meta:
+        model = SauschwerObject
+        fields = ("name", "key", "weight_g", "source")
+
+
 @admin.register(SauschwerObject)
 class SauschwerObjectAdmin(PlayDifficultyMixin, ContentAdmin):
+    form = SauschwerObjectForm
     resource_classes = [resources.SauschwerObjectResource]
     list_display = ("name", "weight", "short_source", "play_difficulty")
     play_game = "sauschwer"
@@ -718,7 +931,8 @@ class SauschwerObjectAdmin(PlayDifficultyMixin, ContentAdmin):
 
     @admin.display(description="weight", ordering="weight_g")
     def weight(self, obj: SauschwerObject) -> str:
-        return format_weight(obj.weight_g, "de")
+        # Exact, as the form shows it (the card's rounded "1 kg" would hide 1.030 g).
+        return show_weight(obj.weight_g)
 
 
 # --- translations ------------------------------------------------------------------------

@@ -8,6 +8,8 @@ and undo the escape on import (:mod:`cards.formulas`), so a text that starts wit
 
 from __future__ import annotations
 
+import io
+import zipfile
 from typing import Any
 
 import tablib
@@ -108,3 +110,65 @@ def preview_context(result: Any, limit: int = PREVIEW_ROWS) -> dict[str, Any]:
         "preview_total": len(valid),
         "preview_hidden": len(valid) - len(shown),
     }
+
+
+# --- what a file really is, when the chosen format does not fit --------------------------
+
+_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\xd0\xcf\x11\xe0", "an old Excel workbook (.xls) or another old Office file; save it "
+                            "as .xlsx or CSV first"),
+    (b"%PDF", "a PDF document, not a table"),
+    (b"\x89PNG", "a PNG picture, not a table"),
+    (b"\xff\xd8\xff", "a JPEG picture, not a table"),
+    (b"GIF8", "a GIF picture, not a table"),
+    (b"msgid", "a PO file (translations for Poedit or Weblate); upload it under Translations → "
+              "Progress and editor"),
+)
+
+
+def what_file_is(data: bytes) -> tuple[str | None, str]:
+    """(the import format that reads ``data``, or None; what it is, as a curator says it),
+    judged by its bytes, not its name."""
+    if data.startswith(b"PK\x03\x04"):
+        try:
+            names = set(zipfile.ZipFile(io.BytesIO(data)).namelist())
+        except (zipfile.BadZipFile, OSError, ValueError):
+            return None, "a damaged ZIP archive"
+        if "xl/workbook.xml" in names:
+            return "xlsx", "an XLSX workbook"
+        if "content.xml" in names and "mimetype" in names:
+            return None, "an OpenDocument file (LibreOffice); save it as .xlsx or CSV first"
+        if any(n.startswith("word/") for n in names):
+            return None, "a Word document, not a table"
+        return None, "a ZIP archive, not a table"
+    for signature, description in _SIGNATURES:
+        if data.startswith(signature):
+            return None, description
+    head = data[:64 * 1024]
+    for bom, codec in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"),
+                       (b"\xfe\xff", "utf-16-be")):
+        if head.startswith(bom):
+            head = head[len(bom):].decode(codec, "ignore").encode("utf-8", "ignore")
+            break
+    if b"\x00" in head:
+        return None, "not a text file or workbook"
+    text = head.decode("utf-8", "ignore").lstrip()
+    if text.startswith(("{", "[")):
+        return "json", "a JSON file"
+    if text.startswith("msgid") or "\nmsgid " in text[:4000]:
+        return None, _SIGNATURES[-1][1]
+    first = text.split("\n", 1)[0]
+    if first.count("\t") > max(first.count(","), first.count(";")):
+        return "tsv", "a TSV file (tab-separated text)"
+    return "csv", "a CSV file (comma- or semicolon-separated text)"
+
+
+def wrong_format_message(data: bytes, chosen: str) -> str | None:
+    """What to tell a curator whose file is not in the format they chose (None if it is)."""
+    actual, description = what_file_is(data)
+    if actual == chosen:
+        return None
+    if actual is None:
+        return f"This is {description}; choose a CSV, XLSX, TSV or JSON file."
+    return (f"This is {description}, not {chosen.upper()}: choose {actual.upper()} as the "
+            f"format (your other choices are kept; choose the file again).")

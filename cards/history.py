@@ -33,6 +33,10 @@ class DeletedCard:
     label: str
     deleted_at: datetime
     deleted_by: str
+    restore_id: int | None = None  # the history record to revert to: the last one before deletion
+    restore_version: int | None = None
+    restore_date: datetime | None = None
+    with_card: str | None = None  # a slogan deleted with its card: the card's key (restore that)
 
 
 def deleted_cards(limit: int = 200) -> list[DeletedCard]:
@@ -48,10 +52,26 @@ def deleted_cards(limit: int = 200) -> list[DeletedCard]:
             .order_by("-history_date")[:limit]
         )
         seen: set[int] = set()
+        deleted = []
         for row in rows:
             if row.id in seen:
                 continue
             seen.add(row.id)
+            deleted.append(row)
+        # The version to bring back: each card's last record before its deletion (one query).
+        last: dict[int, Any] = {}
+        for before in (history.objects.filter(id__in=seen).exclude(history_type="-")
+                       .order_by("id", "-history_date", "-history_id")
+                       .only("id", "history_id", "history_date", "version")):
+            last.setdefault(before.id, before)
+        cards_gone: dict[int, str] = {}
+        if model is Slogan:
+            card_ids = {row.card_id for row in deleted}
+            alive = set(SloganCard.objects.filter(pk__in=card_ids).values_list("pk", flat=True))
+            for card in SloganCard.history.filter(id__in=card_ids - alive).order_by("history_date"):
+                cards_gone[card.id] = card.key
+        for row in deleted:
+            before = last.get(row.id)
             found.append(
                 DeletedCard(
                     model=model,
@@ -60,6 +80,10 @@ def deleted_cards(limit: int = 200) -> list[DeletedCard]:
                     label=str(row.instance),
                     deleted_at=row.history_date,
                     deleted_by=str(row.history_user or "an import or command"),
+                    restore_id=before.history_id if before is not None else row.history_id,
+                    restore_version=(before or row).version,
+                    restore_date=(before or row).history_date,
+                    with_card=cards_gone.get(row.card_id) if model is Slogan else None,
                 )
             )
     found.sort(key=lambda card: card.deleted_at, reverse=True)

@@ -243,16 +243,49 @@ def _resolve(context: str, contexts: dict[str, _Text], texts: list[_Text]) -> _T
     return f"no text of this game has the key “{match['key']}”"
 
 
-def _check_header(po: polib.POFile, game: str, language: str, report: PoReport) -> None:
+def _game_label(game: str) -> str:
+    return str(Game(game).label)
+
+
+def _file_game(po: polib.POFile, entries: list[polib.POEntry], game: str) -> str | None:
+    """The game a file holds the texts of, when that is another game than ``game``: from its
+    ``Project-Id-Version`` (“Kartothek sauschwer”), or, where a tool rewrote that header,
+    from its entries (most of them address another game's texts and few this game's)."""
+    project = (po.metadata.get("Project-Id-Version") or "").strip()
+    if project.startswith("Kartothek "):
+        file_game = project.removeprefix("Kartothek ").strip()
+        if file_game in Game.values:
+            return file_game if file_game != game else None
+    sample = [e.msgctxt for e in entries[:200] if e.msgctxt]
+    if not sample:
+        return None
+
+    def hits(other: str) -> int:
+        contexts = _contexts(_texts(other))
+        return sum(1 for c in sample if c in contexts)
+
+    if hits(game) * 2 >= len(sample):
+        return None
+    best = max((g for g in Game.values if g != game), key=hits)
+    return best if hits(best) * 2 > len(sample) else None
+
+
+def _check_header(po: polib.POFile, entries: list[polib.POEntry], game: str, language: str,
+                  report: PoReport) -> bool:
+    """Whether the file is for this game and language; if not, one error says what it is
+    for (instead of an error for every entry)."""
     header_language = (po.metadata.get("Language") or "").strip()
     primary = header_language.replace("-", "_").split("_")[0].lower()
     if primary and primary != language.lower():
         report.error("", f"the file is for the language “{header_language}”, not “{language}”")
-    project = (po.metadata.get("Project-Id-Version") or "").strip()
-    if project.startswith("Kartothek "):
-        file_game = project.removeprefix("Kartothek ").strip()
-        if file_game in Game.values and file_game != game:
-            report.error("", f"the file holds the texts of “{file_game}”, not of “{game}”")
+    file_game = _file_game(po, entries, game)
+    if file_game is not None:
+        here = _game_label(game)
+        row = f"the row of {here}" if "'" in here else f"{here}'s row"
+        report.error("", f"this file is for {_game_label(file_game)}, you uploaded it on {row}: "
+                         f"upload it on the row of {_game_label(file_game)} ({language})")
+        return False
+    return True
 
 
 def import_po(text: str, game: str, language: str, *, dry_run: bool = False) -> PoReport:
@@ -269,7 +302,8 @@ def import_po(text: str, game: str, language: str, *, dry_run: bool = False) -> 
     if not entries:
         report.error("", "the file holds no entries")
         return report
-    _check_header(po, game, language, report)
+    if not _check_header(po, entries, game, language, report):
+        return report  # a file for another game: one error, not one per entry
     try:
         with transaction.atomic():
             texts = _texts(game)

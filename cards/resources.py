@@ -17,7 +17,7 @@ from import_export import fields, instance_loaders, resources, widgets
 from simple_history.utils import bulk_create_with_history, bulk_update_with_history
 
 from cards.concurrency import bump_versions
-from cards.files import COLUMNS, TRANSLATION_COLUMNS
+from cards.files import COLUMNS, TRANSLATION_COLUMNS, normalise_type_name
 from cards.models import (
     AlfonsCard,
     ConceptCard,
@@ -39,6 +39,7 @@ from cards.models import (
 from cards.pictures import icon_credit, render_icon, validate_picture
 from cards.text import validate_key
 from cards.translation import sources_changed_in_bulk
+from cards.weights import parse_weight
 
 
 class KeyLoader(instance_loaders.BaseInstanceLoader):
@@ -93,6 +94,12 @@ class KeyedResource(resources.ModelResource):
 
     def get_queryset(self) -> models.QuerySet:
         return super().get_queryset().order_by("key")
+
+    def export(self, *args: Any, **kwargs: Any) -> Any:
+        dataset = super().export(*args, **kwargs)
+        # A workbook's sheet names its content type, so importing it needs no --type.
+        dataset.title = normalise_type_name(str(self._meta.model._meta.verbose_name_plural))
+        return dataset
 
     def before_import(self, dataset: Any, **kwargs: Any) -> None:
         check_columns(dataset, *COLUMNS[self._meta.model])
@@ -264,6 +271,26 @@ class WholeNumberWidget(widgets.IntegerWidget):
         if not number.is_integer():
             raise ValueError(f"“{value}” is not a whole number.")
         return int(number)
+
+    def render(self, value: Any, obj: Any = None, **kwargs: Any) -> Any:
+        # A number cell in a workbook (JSON: a number), not text; CSV writes it the same.
+        return value
+
+
+class WeightWidget(widgets.IntegerWidget):
+    """A weight as the admin takes it (cards.weights.parse_weight: "55 kg", "0,5 t", a plain
+    number of grams), exported as a number so a spreadsheet keeps it a number."""
+
+    def __init__(self) -> None:
+        super().__init__(coerce_to_string=False)
+
+    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> int | None:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        return parse_weight(value)  # a WeightError is a ValueError: reported on its cell
+
+    def render(self, value: Any, obj: Any = None, **kwargs: Any) -> Any:
+        return value
 
 
 class KeyWidget(widgets.ForeignKeyWidget):
@@ -627,7 +654,7 @@ class AlfonsCardResource(KeyedResource):
 
 
 class SauschwerObjectResource(KeyedResource):
-    weight_g = fields.Field(attribute="weight_g", column_name="weight_g", widget=WholeNumberWidget())
+    weight_g = fields.Field(attribute="weight_g", column_name="weight_g", widget=WeightWidget())
 
     class Meta(KeyedResource.Meta):
         model = SauschwerObject

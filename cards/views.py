@@ -316,6 +316,10 @@ def deleted_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[no
             "history_url": reverse(
                 f"admin:cards_{card.model._meta.model_name}_history", args=[card.pk]
             ),
+            "restore_url": reverse(
+                f"admin:cards_{card.model._meta.model_name}_simple_history",
+                args=[card.pk, card.restore_id],
+            ),
         }
         for card in deleted_cards()
     ]

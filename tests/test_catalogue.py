@@ -122,7 +122,7 @@ def test_one_bad_row_and_the_database_is_left_as_it_was(mini_catalogue, tmp_path
     report = import_catalogue(folder)
     assert report.errors == [
         "sauschwer/objects.csv: row 4, column `weight_g`: "
-        "The weight must be a whole number of grams above 0."
+        "“0” weighs nothing: an object weighs at least 1 g."
     ]
     assert snapshot() == before
     assert not ConceptCard.objects.filter(key="neu").exists()

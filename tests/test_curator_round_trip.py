@@ -91,14 +91,15 @@ def test_a_preview_with_an_error_offers_no_confirm_and_changes_nothing(mini_cata
     response = preview(carla, "sauschwerobject", "dinge.csv", csv)
     page = response.content.decode()
     assert 'name="import_file_name"' not in page
-    assert "row 3, column `weight_g`: “zwölf” is not a whole number." in page
+    assert ("row 3, column `weight_g`: “zwölf” is not a weight: write a number with g, kg or t"
+            in page)
     assert not ConceptCard.objects.filter(key="ein-apfel").exists()
 
 
 def test_a_broken_upload_gets_a_message_not_a_traceback(mini_catalogue, carla):
     response = preview(carla, "conceptcard", "begriffe.csv", b"\x89PNG\r\n\x1a\n\x00\x00")
     page = response.content.decode()
-    assert "not a text file" in page
+    assert "This is a PNG picture, not a table" in page
     assert "encountered while trying to read file" not in page
 
 

@@ -56,8 +56,8 @@ def test_a_row_error_names_the_row_and_column_and_nothing_is_imported(mini_catal
     status, out, err = run_command("import_content", str(path))
     assert status == 1
     assert "15 new, 0 updated, 0 unchanged, 1 errors" in out
-    assert ("dinge.csv: row 17, column `weight_g`: The weight must be a whole number of grams "
-            "above 0.") in err
+    assert ("dinge.csv: row 17, column `weight_g`: “0” weighs nothing: an object weighs at "
+            "least 1 g.") in err
     assert snapshot() == before
 
 

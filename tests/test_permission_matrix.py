@@ -345,11 +345,15 @@ def page_form(client: Client, url: str, labels: dict[str, Any] | None = None) ->
 
 
 def changed(data: dict[str, Any]) -> dict[str, Any]:
-    """The same form with one real change in it."""
+    """The same form with one real change in it (a saved card's key is read-only, so not
+    the key); a form with no text to change (a Sign card) is saved as it is, which still
+    writes the card's history."""
     for name, suffix in (("key", "-neu"), ("text", " neu"), ("first_name", "Neu"),
-                         ("name", " neu")):
+                         ("name", " neu"), ("slogans-0-text", " neu")):
         if name in data:
             return {**data, name: f"{data[name]}{suffix}"}
+    if "symbol" in data and "colour" in data:
+        return data
     raise AssertionError(f"no field to change in {sorted(data)}")
 
 
@@ -480,6 +484,8 @@ def model_case(route: str, kind: str, model: type[Model], model_admin: admin.Mod
             data = as_new(page_form(su, change_url(world)), model_admin, obj, su_request)
             for name, value in page_form(su, url).items():  # add-only fields (passwords)
                 data.setdefault(name, value)
+            if "key" in data and not data["key"]:  # read-only on the change form: its own
+                data["key"] = obj.key
             return {**data, **{n: NEW_PASSWORD for n in ("password1", "password2") if n in data}}
 
         def add_prepare(world: World) -> None:

@@ -374,7 +374,10 @@ def test_a_file_for_another_language_is_an_error(mini_catalogue):
 
 def test_a_file_of_another_game_is_an_error(mini_catalogue):
     report, saved = import_with_error(None, project="Kartothek sign")
-    assert "error: the file holds the texts of “sign”, not of “symbols”" in report.messages
+    assert report.messages == [
+        "error: this file is for Sign, you uploaded it on the row of Sag's mit Symbolen: upload "
+        "it on the row of Sign (en)"
+    ]
     assert not saved
 
 
