@@ -265,9 +265,10 @@ class ContentAdmin(CardPreviewMixin, WriteChecks, VersionedAdminMixin, SimpleHis
     list_per_page = 100
     show_full_result_count = False
 
+    # One Media for the class (it replaces, not extends, the preview mixin's): both sets here.
     class Media:
-        js = ("cards/key-from-text.js",)
-        css = {"all": ("cards/curator.css",)}
+        js = ("cards/key-from-text.js", *CardPreviewMixin.Media.js)
+        css = {"all": ("cards/curator.css", *CardPreviewMixin.Media.css["all"])}
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("translations")
