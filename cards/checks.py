@@ -124,7 +124,7 @@ def check_placeholder(unit: TextUnit) -> str | None:
     if want == have:
         return None
     if want and not have and "..." in unit.text:
-        return (f"The German has “…” (where the brand goes); the translation writes “...” "
+        return ("The German has “…” (where the brand goes); the translation writes “...” "
                 "(three dots) instead: use the single character “…”.")
     if want and not have:
         return ("The German has “…” where the brand goes; the translation has none. "
