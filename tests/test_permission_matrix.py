@@ -46,7 +46,16 @@ from django.test import Client, RequestFactory
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from cards.catalogue import import_catalogue
-from cards.models import ConceptCard, SauschwerObject, SignColour, Slogan, SloganCard, Translation
+from cards.models import (
+    CheckDismissal,
+    ConceptCard,
+    GlossaryTerm,
+    SauschwerObject,
+    SignColour,
+    Slogan,
+    SloganCard,
+    Translation,
+)
 from cards.po import export_po
 from exports.models import Release, RenderJob
 from exports.packs import publish
@@ -68,10 +77,15 @@ CLIENT_ROLES = ("superuser", "Curators", "Translators", "Viewers", "staff withou
 STAFF = "(staff status)"  # a pseudo-permission: what every staff user has
 
 
+# The translation checks' glossary and dismissed findings: rows of their own in the table.
+CHECKS = [GlossaryTerm, CheckDismissal]
+
+
 def content_models() -> list[type[Model]]:
-    """Every content type of the cards app (all but translations and history tables)."""
+    """Every content type of the cards app (all but translations, the translation checks'
+    models and history tables)."""
     return [m for m in apps.get_app_config("cards").get_models()
-            if m is not Translation and not m.__name__.startswith("Historical")]
+            if m is not Translation and m not in CHECKS and not m.__name__.startswith("Historical")]
 
 
 def perms(*actions: str, models: list[type[Model]]) -> frozenset[str]:
@@ -88,10 +102,12 @@ ROWS: dict[str, frozenset[str]] = {
     "add, change and delete cards, revert a version, see and restore deleted cards, import "
     "spreadsheets": perms("add", "change", "delete", models=CONTENT),
     "print decks (PDF)": perms("change", models=CONTENT),
-    "see translations and progress, download PO files": perms("view", models=[Translation]),
+    "see translations, progress, the glossary and dismissed checks; download PO files":
+        perms("view", models=[Translation, *CHECKS]),
     "add and change translations (editor, *Translations* list, PO upload, revert)":
         perms("add", "change", models=[Translation]),
     "delete translations": perms("delete", models=[Translation]),
+    "edit the glossary, dismiss translation checks": perms("add", "change", "delete", models=CHECKS),
     "see releases": perms("view", models=[Release]),
     "publish content packs": perms("add", models=[Release]),
     "see play rooms and delete them": perms("view", "delete", models=[Room]),
@@ -105,14 +121,14 @@ README_TABLE: dict[str, set[str]] = {
         "open the admin, change their own password",
         "see cards, their history and list pages; export spreadsheets",
         "read a game's draft pack (`draft.json`)",
-        "see translations and progress, download PO files",
+        "see translations, progress, the glossary and dismissed checks; download PO files",
         "add and change translations (editor, *Translations* list, PO upload, revert)",
     },
     "Viewers": {
         "open the admin, change their own password",
         "see cards, their history and list pages; export spreadsheets",
         "read a game's draft pack (`draft.json`)",
-        "see translations and progress, download PO files",
+        "see translations, progress, the glossary and dismissed checks; download PO files",
         "see releases",
     },
     "staff without group": {"open the admin, change their own password"},
@@ -154,7 +170,7 @@ def test_the_readme_roles_table_is_the_matrix_of_this_test():
 
 @pytest.mark.django_db
 def test_the_groups_hold_exactly_the_permissions_of_the_readme_table():
-    relevant = [*CONTENT, Translation, Release, Room, User, Group]
+    relevant = [*CONTENT, Translation, *CHECKS, Release, Room, User, Group]
     types = ContentType.objects.get_for_models(*relevant).values()
     for role in ("Curators", "Translators", "Viewers"):
         held = {f"{p.content_type.app_label}.{p.codename}" for p in
@@ -173,6 +189,7 @@ class World:
     po_entry: str = ""
     sessions: dict[str, dict[str, str]] = field(default_factory=dict)  # role -> cookies
     job: int = 0  # a queued background deck (exports.models.RenderJob)
+    dismiss_unit: str = ""  # an editor text with an open "unchanged" finding
 
 
 def _registered() -> dict[type[Model], admin.ModelAdmin]:
@@ -211,6 +228,16 @@ def world(django_db_setup, django_db_blocker):
                                           content_type=ContentType.objects.get_for_model(egg))
             row.state = "translated"
             row.save()
+            # A translation check's finding to dismiss (the German name kept unchanged), and
+            # a dismissal made earlier (on another check) for the dismissals' admin pages.
+            plain = SauschwerObject.objects.exclude(pk=egg.pk).order_by("key").last()
+            same = Translation.objects.get(object_id=plain.pk, language="en", field="name",
+                                           content_type=ContentType.objects.get_for_model(plain))
+            same.text = plain.name
+            same.save()
+            CheckDismissal.objects.create(content_object=plain, field="name", language="en",
+                                          check_name="length", reason="A long name is right here.",
+                                          text=same.text, source=plain.name)
             target: dict[type[Model], Model] = {}
             versions: dict[type[Model], int] = {}
             for model in _registered():
@@ -225,6 +252,7 @@ def world(django_db_setup, django_db_blocker):
                     obj.save()
                     versions[model] = obj.history.earliest("history_date").history_id
             world = World(users, target, versions, f"{egg.key}:name")
+            world.dismiss_unit = f"sauschwerobject-{plain.pk}-name"
             world.job = RenderJob.objects.create(game="sauschwer", language="en", release="draft",
                                                  options={}, kind="pdf").pk
             for role, user in users.items():
@@ -338,7 +366,7 @@ def page_form(client: Client, url: str, labels: dict[str, Any] | None = None) ->
 def changed(data: dict[str, Any]) -> dict[str, Any]:
     """The same form with one real change in it."""
     for name, suffix in (("key", "-neu"), ("text", " neu"), ("first_name", "Neu"),
-                         ("name", " neu")):
+                         ("name", " neu"), ("term", " neu"), ("reason", " neu")):
         if name in data:
             return {**data, name: f"{data[name]}{suffix}"}
     raise AssertionError(f"no field to change in {sorted(data)}")
@@ -578,7 +606,12 @@ def _print_payload(world: World, su: Client) -> dict[str, Any]:
             "language": "en", "print": "Download PDF"}
 
 
+def _dismiss_payload(world: World, su: Client) -> dict[str, Any]:
+    return {"unit": world.dismiss_unit, "check": "unchanged", "reason": "The name stays."}
+
+
 STAFF_ONLY = frozenset({STAFF})
+DISMISS = perms("add", models=[CheckDismissal])
 CHANGE_CARDS = perms("change", models=[ConceptCard])
 TRANSLATIONS_VIEW = perms("view", models=[Translation])
 TRANSLATIONS_WRITE = perms("add", "change", models=[Translation])
@@ -607,6 +640,7 @@ PAGES: dict[str, tuple[Need, Callable[[World, Client], dict[str, Any]]]] = {
     "cards_progress": (Need(TRANSLATIONS_VIEW, TRANSLATIONS_VIEW, False), lambda w, su: {}),
     "cards_translate": (Need(perms("change", models=[Translation]), TRANSLATIONS_WRITE, True),
                         _translate_payload),
+    "cards_dismiss": (Need(DISMISS, DISMISS, True), _dismiss_payload),
     "cards_po_download": (Need(TRANSLATIONS_VIEW, TRANSLATIONS_VIEW, False), lambda w, su: {}),
     "cards_po_upload": (Need(perms("change", models=[Translation]), TRANSLATIONS_WRITE, True),
                         _po_payload),
@@ -680,6 +714,8 @@ def build_case(world: World, route: str, name: str | None) -> Case:
     url = filler(world, None)(route)
     if key == "autocomplete":
         url += "?app_label=cards&model_name=signcard&field_name=colour&term=r"
+    if key == "cards_dismiss":
+        url += f"?unit={world.dismiss_unit}&check=unchanged"
     return Case(route, url, need, payload)
 
 
