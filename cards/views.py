@@ -59,7 +59,7 @@ def progress_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[n
             "po_url": reverse("admin:cards_po_download", args=[item.game, item.language]),
             "upload_url": reverse("admin:cards_po_upload", args=[item.game, item.language]),
         }
-        for item in all_progress(languages)
+        for item in all_progress(languages, checks=True)
     ]
     context = {**site.each_context(request), "title": "Translation progress", "rows": rows}
     return TemplateResponse(request, "admin/cards/progress.html", context)
