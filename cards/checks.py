@@ -32,7 +32,6 @@ class GlossaryEntry:
     term: str
     translation: str
     note: str
-    pattern: re.Pattern[str]  # finds the German term (with its endings) in a source
     required: re.Pattern[str]  # finds the required translation (with plural -s) in a text
 
 
@@ -47,7 +46,7 @@ class TextUnit:
     text: str
     state: str = ""
     keeps_source: bool = False  # "stays German": the German is printed on purpose
-    glossary: tuple[GlossaryEntry, ...] = ()
+    glossary: Glossary = field(default_factory=lambda: Glossary())
 
     @property
     def is_name(self) -> bool:
@@ -211,9 +210,12 @@ def check_length(unit: TextUnit) -> str | None:
 
 @register("glossary", "glossary")
 def check_glossary(unit: TextUnit) -> str | None:
-    entries = [e for e in unit.glossary if e.term == e.translation] if unit.is_name else unit.glossary
-    missing = [entry for entry in entries
-               if entry.pattern.search(unit.source) and not entry.required.search(unit.text)]
+    if not unit.glossary:
+        return None
+    present = unit.glossary.terms_in(unit.source)
+    if unit.is_name:
+        present = [e for e in present if e.term == e.translation]
+    missing = [entry for entry in present if not entry.required.search(unit.text)]
     if not missing:
         return None
     parts = [f"“{e.term}” is “{e.translation}”" + (f" ({e.note})" if e.note else "")
@@ -232,29 +234,53 @@ GERMAN_ENDINGS = ("e", "en", "er", "ern", "es", "n", "s", "ns")
 _ENGLISH_ENDINGS = r"(?:s|es|'s|’s)?"
 
 
-def _german_pattern(term: str) -> re.Pattern[str]:
-    endings = "|".join(GERMAN_ENDINGS)
-    return re.compile(rf"(?<!\w){re.escape(term)}(?:{endings})?(?!\w)", re.IGNORECASE)
-
-
 def _translation_pattern(translation: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(translation)}{_ENGLISH_ENDINGS}(?!\w)", re.IGNORECASE)
 
 
-def compile_glossary(rows: Iterable[tuple[str, str, str, str]]) -> dict[str, tuple[GlossaryEntry, ...]]:
+class Glossary(tuple[GlossaryEntry, ...]):
+    """The entries that apply to one game's texts, with one pattern that finds all their
+    terms in a source at once (a few hundred terms cost one scan per text, not hundreds)."""
+
+    _any: re.Pattern[str] | None
+    _by_term: dict[str, GlossaryEntry]
+
+    def __new__(cls, entries: Iterable[GlossaryEntry] = ()) -> Glossary:
+        self = super().__new__(cls, entries)
+        self._by_term = {entry.term.casefold(): entry for entry in self}
+        # Longest first: of two terms starting at one place (Karriere, Karriere-Knick) the
+        # longer one is the word that stands there.
+        terms = sorted({entry.term for entry in self}, key=len, reverse=True)
+        endings = "|".join(GERMAN_ENDINGS)
+        self._any = re.compile(
+            rf"(?<!\w)({'|'.join(re.escape(t) for t in terms)})(?:{endings})?(?!\w)",
+            re.IGNORECASE) if terms else None
+        return self
+
+    def terms_in(self, source: str) -> list[GlossaryEntry]:
+        if self._any is None:
+            return []
+        found: dict[str, GlossaryEntry] = {}
+        for match in self._any.finditer(source):
+            entry = self._by_term.get(match.group(1).casefold())
+            if entry is not None:
+                found.setdefault(entry.term, entry)
+        return list(found.values())
+
+
+def compile_glossary(rows: Iterable[tuple[str, str, str, str]]) -> dict[str, Glossary]:
     """(term, translation, note, game) rows -> game -> the entries that apply there."""
     from cards.models import Game
 
     by_game: dict[str, list[GlossaryEntry]] = {game: [] for game in Game.values}
     for term, translation, note, game in rows:
-        entry = GlossaryEntry(term, translation, note, _german_pattern(term),
-                              _translation_pattern(translation))
+        entry = GlossaryEntry(term, translation, note, _translation_pattern(translation))
         for name in ([game] if game else Game.values):
             by_game[name].append(entry)
-    return {game: tuple(entries) for game, entries in by_game.items()}
+    return {game: Glossary(entries) for game, entries in by_game.items()}
 
 
-def load_glossary(language: str) -> dict[str, tuple[GlossaryEntry, ...]]:
+def load_glossary(language: str) -> dict[str, Glossary]:
     from cards.models import GlossaryTerm
 
     rows = GlossaryTerm.objects.filter(language=language).values_list(
@@ -327,7 +353,7 @@ def catalogue_findings(game: str, language: str) -> Iterator[CheckedText]:
     from cards.models import Slogan, SloganOption, Translation
     from cards.progress import models_of
 
-    glossary = load_glossary(language).get(game, ())
+    glossary = load_glossary(language)[game]
     dismissals = Dismissals.load(language)
     for model in models_of(game):
         content_type = ContentType.objects.get_for_model(model)

@@ -204,7 +204,7 @@ def export_po(game: str, language: str) -> str:
         "Content-Type": "text/plain; charset=UTF-8",
         "Content-Transfer-Encoding": "8bit",
     }
-    glossary = load_glossary(language).get(game, ())
+    glossary = load_glossary(language)[game]
     dismissals = Dismissals.load(language)
     for context, text in _contexts(_texts(game)).items():
         source = getattr(text.obj, text.model_field)

@@ -138,7 +138,7 @@ DISMISS_CHECKS = "cards.add_checkdismissal"
 
 def attach_findings(rows: list[EditorRow], game: str, language: str) -> None:
     """Each row's open findings, for the text in its box (a few queries for the page)."""
-    glossary = load_glossary(language).get(game, ())
+    glossary = load_glossary(language)[game]
     ids: dict[int, list[int]] = {}
     for row in rows:
         ids.setdefault(ContentType.objects.get_for_model(type(row.unit.obj)).pk, []).append(row.unit.obj.pk)
