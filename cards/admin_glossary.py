@@ -12,6 +12,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.text import Truncator
 
 from cards.checks import REGISTRY
 from cards.models import CheckDismissal, Game, GlossaryTerm, Translation
@@ -38,21 +39,18 @@ class GlossaryTermAdmin(WriteChecks, admin.ModelAdmin):
     """The glossary: one list per language (the language filter), edited by curators."""
 
     form = GlossaryForm
-    list_display = ("term", "translation", "language", "game_label", "note")
+    list_display = ("term", "translation", "game_label", "short_note")
     list_filter = ("language", "game")
     search_fields = ("term", "translation", "note")
     ordering = ("language", "term")
 
+    @admin.display(description="note")
+    def short_note(self, row: GlossaryTerm) -> str:
+        return Truncator(row.note).chars(60)
+
     @admin.display(description="game", ordering="game")
     def game_label(self, row: GlossaryTerm) -> str:
         return Game(row.game).label if row.game else "every game"
-
-    def changelist_view(self, request: HttpRequest, extra_context=None):  # type: ignore[no-untyped-def]
-        # The page opens on a language's glossary; the filter switches between them.
-        if request.method == "GET" and not request.GET and len(settings.KARTOTHEK_LANGUAGES) == 2:
-            request.GET = request.GET.copy()
-            request.GET["language__exact"] = settings.KARTOTHEK_LANGUAGES[1]
-        return super().changelist_view(request, extra_context)
 
 
 class DismissalForm(forms.ModelForm):
@@ -67,7 +65,7 @@ class CheckDismissalAdmin(WriteChecks, admin.ModelAdmin):
     """Who dismissed which finding on which text, why and when; made from the editor."""
 
     form = DismissalForm
-    list_display = ("check_title", "card", "field", "language", "reason", "dismissed_by",
+    list_display = ("check_title", "card", "text_of", "short_reason", "dismissed_by",
                     "dismissed_at")
     list_filter = ("language", "check_name")
     search_fields = ("reason", "text", "source")
@@ -87,6 +85,14 @@ class CheckDismissalAdmin(WriteChecks, admin.ModelAdmin):
     def check_title(self, row: CheckDismissal) -> str:
         spec = REGISTRY.get(row.check_name)
         return spec.title if spec else row.check_name
+
+    @admin.display(description="text")
+    def text_of(self, row: CheckDismissal) -> str:
+        return f"{row.field} ({row.language})"
+
+    @admin.display(description="reason")
+    def short_reason(self, row: CheckDismissal) -> str:
+        return Truncator(row.reason).chars(60)
 
     @admin.display(description="card")
     def card(self, row: CheckDismissal) -> str:
