@@ -857,3 +857,52 @@ def test_every_role_gets_what_the_readme_table_says(world, db, route, name):
                 problems.append(f"{where}: refused but wrote {changes}")
     assert not problems, "\n".join(problems)
 
+
+
+# --- the translators' bulk tools: approving writes, so it needs what translating needs ------
+
+
+def _approve_page_payload(world: World, su: Client) -> dict[str, Any]:
+    return {**page_form(su, "/admin/cards/translate/sauschwer/en/"),
+            "approve_page": "Approve this page"}
+
+
+def _approve_selected_payload(world: World, su: Client) -> dict[str, Any]:
+    translated = Translation.objects.filter(language="en", state="translated").exclude(text="")
+    return {"action": "approve_selected", "index": "0",
+            "_selected_action": list(translated.values_list("pk", flat=True)[:5])}
+
+
+BULK_TOOLS: dict[str, tuple[str, Callable[[World, Client], dict[str, Any]]]] = {
+    "the editor's Approve this page": ("/admin/cards/translate/sauschwer/en/", _approve_page_payload),
+    "the Translations list's Approve selected": ("/admin/cards/translation/",
+                                                 _approve_selected_payload),
+}
+
+
+@pytest.mark.parametrize("tool", BULK_TOOLS)
+def test_every_role_may_approve_as_the_readme_table_says(world, db, tool):
+    """Approving is changing translations: Translators and Curators may, Viewers may not."""
+    _PAGES.clear()
+    url, payload = BULK_TOOLS[tool]
+    su = client_for(world, "superuser")
+    problems = []
+    for role in CLIENT_ROLES:
+        with transaction.atomic():
+            data = payload(world, su)
+            assert data.get("_selected_action", True), "nothing translated to approve"
+            before = snapshot()
+            response = client_for(world, role).post(url, {**data, "csrfmiddlewaretoken": CSRF_TOKEN})
+            wrote = before != snapshot()
+            transaction.set_rollback(True)
+        allowed = expected(role, TRANSLATIONS_WRITE)
+        where = f"{role} POST {url}: {response.status_code}"
+        if role in ("non-staff", "anonymous"):
+            if response.status_code != 302 or not response["Location"].startswith("/admin/login/"):
+                problems.append(f"{where}, expected the login page")
+        elif allowed != wrote or response.status_code != (302 if allowed else 403):
+            problems.append(f"{where}, wrote: {wrote}; the README table says "
+                            f"{'yes' if allowed else 'no'}")
+        if wrote and not allowed:
+            problems.append(f"{where}: refused but wrote")
+    assert not problems, "\n".join(problems)
