@@ -60,7 +60,7 @@ def test_a_translator_sees_a_placeholder_finding_fixes_it_and_it_is_gone(live_se
     expect(page.locator("#progress tbody tr", has_text="Slogan")).to_contain_text("1 placeholder …")
     page.locator("#progress tbody tr", has_text="Slogan").locator("text=translate…").click()
     page.fill("#editor-q", "Just do it")
-    page.click("input[value=Search]")
+    page.click("form.editor-search button[type=submit]")
     row = page.locator(f"#unit-slogan-{slogan.pk}-text")
     finding = row.locator("li.finding-placeholder")
     expect(finding).to_contain_text("where the brand goes")

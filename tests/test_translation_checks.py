@@ -510,3 +510,13 @@ def test_validate_content_without_translations_ignores_the_checks(mini_catalogue
     assert status == 0 and "unchanged" not in out
     status, _out, err = run_command("validate_content", "--translations", "--language", "xx")
     assert status == 2 and "not a target language" in err
+
+
+def test_of_two_terms_at_one_place_the_longer_one_is_the_word():
+    glossary = compile_glossary([("Karriere", "career", "", "slogan"),
+                                 ("Karriere-Knick", "career setback", "", "slogan")])["slogan"]
+    # "Karriere-Knick" is the setback, not "Karriere" followed by something else.
+    assert only("glossary", "Ein Karriere-Knick!", "A career setback!", glossary=glossary) is None
+    message = only("glossary", "Ein Karriere-Knick!", "A career dip!", glossary=glossary)
+    assert message is not None and "“Karriere-Knick” is “career setback”" in message
+    assert "“Karriere” is" not in message
