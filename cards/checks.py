@@ -4,8 +4,9 @@ A check is a function over one :class:`TextUnit` (an object's field in one langu
 German source, the translation, the state, whether it stays German, the glossary of the
 language) that returns a message a translator understands, or ``None``. Checks are kept in
 a registry (:data:`REGISTRY`, filled by :func:`register`); :func:`run_checks` runs them all
-over one unit, :func:`findings_for` over many texts, leaving out the findings a curator
-dismissed (``CheckDismissal``) for the texts as they are now.
+over one unit, :func:`open_findings` leaves out the findings a curator dismissed
+(``CheckDismissal``) for the texts as they are now, and :func:`catalogue_findings` does both
+for every translated text of a game and language (a few queries in all).
 
 Checks only look at texts that have a translation; a missing translation is counted by the
 progress page, not reported here.
