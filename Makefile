@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run serve worker test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play bench-png bench-preview mutate clean
+.PHONY: run serve worker test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play bench-png bench-preview bench-checks bench-editor mutate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,7 +59,7 @@ test-fast: $(DEV_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## bench: the speed benchmarks (ratios against a floor measured in the same run)
-bench: bench-import bench-pack bench-serve bench-pdf bench-play bench-png bench-preview
+bench: bench-import bench-pack bench-serve bench-pdf bench-play bench-png bench-preview bench-checks bench-editor
 
 bench-import: $(DEV_STAMP)
 	$(BIN)/python bench/import_speed.py
@@ -76,6 +76,14 @@ bench-png: $(DEV_STAMP)
 ## bench-preview: one card preview (PNG at screen size) on one core, and fit checks of 10,000 texts
 bench-preview: $(DEV_STAMP)
 	$(BIN)/python bench/preview_speed.py
+
+## bench-checks: every translation check over 10,000 texts (target: under 5 s)
+bench-checks: $(DEV_STAMP)
+	$(BIN)/python bench/checks_speed.py
+
+## bench-editor: the translation editor's page at 200 and at 20,000 objects (target: within 1.5x)
+bench-editor: $(DEV_STAMP)
+	$(BIN)/python bench/editor_speed.py
 
 ## bench-serve: gunicorn on loopback; uses Debian's wrk when installed (else a Python client)
 bench-serve: $(DEV_STAMP)

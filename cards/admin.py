@@ -1001,3 +1001,9 @@ class TranslationAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin):
     def previous_source(self, row: Translation) -> str:
         return row.source_text if row.is_outdated else "(the same)"
 
+
+
+# The glossary, dismissed checks and the Translations list's "approve" action.
+from cards.admin_glossary import add_translation_actions  # noqa: E402
+
+add_translation_actions(TranslationAdmin)

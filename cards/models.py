@@ -846,3 +846,7 @@ TRANSLATABLE_MODELS: tuple[type[Translatable], ...] = (
     *(m for m in CONTENT_MODELS if m.TRANSLATABLE_FIELDS),
     SloganOption,
 )
+
+
+# The glossary and dismissed translation checks (cards/checks.py) live in their own module.
+from cards.models_checks import CheckDismissal, GlossaryTerm  # noqa: E402, F401

@@ -16,6 +16,10 @@ Export (:func:`export_po`)
     - a translator comment names the content type; the header gives ``Project-Id-Version:
       Kartothek <game>``, ``Language`` and UTF-8. No dates: the same content gives the same file.
     - texts that deliberately stay German (a slogan marked "stays German") are left out.
+    - a translation that a translation check questions (``cards/checks.py``; not dismissed
+      by a curator) carries the flag ``kartothek-check-<check>`` (``#, kartothek-check-
+      placeholder``), and its message as a translator comment line (``# check placeholder:
+      The German has “…” …``), so translators see it in their tool.
 
 Import (:func:`import_po`), entry by entry
     - empty ``msgstr``: left alone (an existing translation is not removed);
@@ -30,6 +34,8 @@ Import (:func:`import_po`), entry by entry
       text is a conflict naming the key;
     - an unknown or ambiguous ``msgctxt``, a missing one, a plural entry, a text the
       translation rules reject, a file for another language or game: errors.
+    - the ``kartothek-check-…`` flags and comments are ignored (the checks run again on what
+      is stored), so a file exported and imported unchanged reports every entry unchanged.
 
     Transactions: **errors are all or nothing** (any error and nothing is saved, so the
     translator can fix the file and import it again), **conflicts are not**: a conflict
@@ -47,9 +53,11 @@ from typing import NamedTuple
 
 import polib
 from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from cards.checks import Dismissals, TextUnit, load_glossary, open_findings
 from cards.files import TYPE_LABELS
 from cards.models import (
     TRANSLATABLE_MODELS,
@@ -63,6 +71,8 @@ from cards.models import (
     translation_max_length,
 )
 
+#: The flag of an entry a translation check questions: ``kartothek-check-placeholder``.
+CHECK_FLAG_PREFIX = "kartothek-check-"
 OPTION_FIELDS = ("option_1", "option_2", "option_3", "option_4")
 _CONTEXT = re.compile(r"(?:(?P<type>[a-z0-9_]+)/)?(?P<key>[^:/\s]+):(?P<field>[a-z0-9_]+)")
 
@@ -194,6 +204,8 @@ def export_po(game: str, language: str) -> str:
         "Content-Type": "text/plain; charset=UTF-8",
         "Content-Transfer-Encoding": "8bit",
     }
+    glossary = load_glossary(language)[game]
+    dismissals = Dismissals.load(language)
     for context, text in _contexts(_texts(game)).items():
         source = getattr(text.obj, text.model_field)
         if not source or _keeps_source(text.obj, text.model_field):
@@ -205,6 +217,13 @@ def export_po(game: str, language: str) -> str:
             entry.flags.append("fuzzy")
             if row.source_text and row.source_text != source:
                 entry.previous_msgid = row.source_text
+        if translated and row is not None:
+            unit = TextUnit(text.obj, text.model_field, language, source, translated, row.state,
+                            False, glossary)
+            type_id = ContentType.objects.get_for_model(type(text.obj)).pk
+            for finding in open_findings(unit, dismissals, type_id):
+                entry.flags.append(f"{CHECK_FLAG_PREFIX}{finding.check}")
+                entry.tcomment += f"\ncheck {finding.check}: {finding.message}"
         po.append(entry)
     return str(po) + "\n"
 

@@ -13,13 +13,17 @@ CONTENT_MODELS = [
     "conceptcard", "symboltile", "signsymbol", "signcolour", "signcard",
     "slogancard", "slogan", "sloganoption", "alfonscard", "sauschwerobject",
 ]
-TRANSLATOR_PERMISSIONS = [f"view_{name}" for name in CONTENT_MODELS] + [
+# The translation checks' glossary and dismissed findings: everyone who sees translations
+# sees them; only Curators (who hold every cards permission) edit the glossary and dismiss.
+CHECK_MODELS = ["glossaryterm", "checkdismissal"]
+TRANSLATOR_PERMISSIONS = [f"view_{name}" for name in CONTENT_MODELS + CHECK_MODELS] + [
     "view_translation", "add_translation", "change_translation",
 ]
 
 # Read-only: every content type, translations and releases (their view permissions also
 # open the draft packs, the progress page and the PO downloads).
-VIEWER_PERMISSIONS = [f"view_{name}" for name in CONTENT_MODELS] + ["view_translation"]
+VIEWER_PERMISSIONS = [f"view_{name}" for name in CONTENT_MODELS + CHECK_MODELS] + [
+    "view_translation"]
 
 
 def ensure_groups(group_model: Any, permission_model: Any) -> None:

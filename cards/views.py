@@ -15,11 +15,14 @@ from django.db import IntegrityError, connection, transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 
+from cards.checks import REGISTRY, Dismissals, Finding, TextUnit, load_glossary, open_findings
 from cards.concurrency import EditConflict, describe_save
 from cards.history import deleted_cards
 from cards.models import (
     EMPTY,
+    CheckDismissal,
     Game,
     Slogan,
     SloganOption,
@@ -56,7 +59,7 @@ def progress_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[n
             "po_url": reverse("admin:cards_po_download", args=[item.game, item.language]),
             "upload_url": reverse("admin:cards_po_upload", args=[item.game, item.language]),
         }
-        for item in all_progress(languages)
+        for item in all_progress(languages, checks=True)
     ]
     context = {**site.each_context(request), "title": "Translation progress", "rows": rows}
     return TemplateResponse(request, "admin/cards/progress.html", context)
@@ -68,16 +71,19 @@ WRITE_TRANSLATIONS = ["cards.add_translation", "cards.change_translation"]
 
 @requires(get=["cards.change_translation"], post=WRITE_TRANSLATIONS)
 def translate_view(site, request: HttpRequest, game: str, language: str) -> HttpResponse:  # type: ignore[no-untyped-def]
-    """Source beside translation, a page of texts at a time; filtered by state."""
+    """Source beside translation, a page of texts at a time; filtered by state and search,
+    each text with its open check findings."""
     if game not in Game.values or language not in settings.KARTOTHEK_LANGUAGES[1:]:
         raise Http404("No such game or language.")
     state = request.GET.get("state", "")
     if state not in ("", EMPTY, *TranslationState.values):
         state = ""
-    page = Paginator(list(units(game, language, state)), PAGE_SIZE).get_page(request.GET.get("page"))
+    search = request.GET.get("q", "").strip()[:MAX_SEARCH]
+    page = Paginator(units(game, language, state, search), PAGE_SIZE).get_page(request.GET.get("page"))
 
     if request.method == "POST":
-        outcome = save_editor_page(request.POST, game, language)
+        approve_all = "approve_page" in request.POST
+        outcome = save_editor_page(request.POST, game, language, approve_all=approve_all)
         if outcome.refused:
             messages.error(request, outcome.refused)
             return HttpResponseRedirect(request.get_full_path())
@@ -88,7 +94,8 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
                 + "; ".join(f"“{text}”" for text in outcome.vanished),
             )
         if not outcome.errors and not outcome.conflicts:
-            messages.success(request, f"Saved {outcome.saved} translations.")
+            verb = "Approved" if approve_all else "Saved"
+            messages.success(request, f"{verb} {outcome.saved} translations.")
             return HttpResponseRedirect(request.get_full_path())
         if outcome.errors:
             messages.error(request, "Nothing was saved: correct the marked texts.")
@@ -102,18 +109,103 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
         shown = outcome.rows  # the submitted texts, not the page as it is now
     else:
         shown = [EditorRow.of(unit) for unit in page.object_list]
+    attach_findings(shown, game, language)
+    query = urlencode({key: value for key, value in (("state", state), ("q", search)) if value})
     context = {
         **site.each_context(request),
         "title": f"Translate {Game(game).label} into {language.upper()}",
         "game": game,
         "language": language,
         "state": state,
+        "search": search,
+        "query": query,
         "states": [("", "all"), (EMPTY, "missing"), *TranslationState.choices],
         "state_choices": STATE_CHOICES,
         "page": page,
         "rows": shown,
+        "may_dismiss": request.user.has_perm(DISMISS_CHECKS),
+        "dismiss_url": reverse("admin:cards_dismiss", args=[game, language]),
+        "glossary_url": reverse("admin:cards_glossaryterm_changelist") + f"?language__exact={language}",
+        "next_url": request.get_full_path(),
     }
     return TemplateResponse(request, "admin/cards/translate.html", context)
+
+
+#: The longest search the editor takes (longer is cut): a search is a word or a phrase.
+MAX_SEARCH = 200
+DISMISS_CHECKS = "cards.add_checkdismissal"
+
+
+def attach_findings(rows: list[EditorRow], game: str, language: str) -> None:
+    """Each row's open findings, for the text in its box (a few queries for the page)."""
+    glossary = load_glossary(language)[game]
+    ids: dict[int, list[int]] = {}
+    for row in rows:
+        ids.setdefault(ContentType.objects.get_for_model(type(row.unit.obj)).pk, []).append(row.unit.obj.pk)
+    dismissals = Dismissals.load(language, ids)
+    for row in rows:
+        unit = row.unit
+        text_unit = TextUnit(unit.obj, unit.field, language, unit.source, row.draft,
+                             row.draft_state, unit.obj.keeps_source(unit.field), glossary)
+        type_id = ContentType.objects.get_for_model(type(unit.obj)).pk
+        row.findings = open_findings(text_unit, dismissals, type_id)
+
+
+MAX_REASON = 2000
+
+
+@requires(get=[DISMISS_CHECKS], post=[DISMISS_CHECKS])
+def dismiss_view(site, request: HttpRequest, game: str, language: str) -> HttpResponse:  # type: ignore[no-untyped-def]
+    """Dismiss one check's finding on one text, with a reason (kept with who and when).
+
+    The dismissal holds for the source and translation as they are now: when either
+    changes, the finding is open again.
+    """
+    if game not in Game.values or language not in settings.KARTOTHEK_LANGUAGES[1:]:
+        raise Http404("No such game or language.")
+    params = request.POST if request.method == "POST" else request.GET
+    ident, check = params.get("unit", ""), params.get("check", "")
+    back = params.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()},
+                                           require_https=request.is_secure()):
+        back = reverse("admin:cards_translate", args=[game, language])
+    if check not in REGISTRY or not ident:
+        raise Http404("No such check or text.")
+    with transaction.atomic():
+        found = _submitted_units({f"text-{ident}": ""}, game, language)
+        if isinstance(found, str) or isinstance(found[0], str):
+            raise Http404("No such text.")
+        unit = found[0]
+        row = EditorRow.of(unit)
+        attach_findings([row], game, language)
+        finding = next((f for f in row.findings if f.check == check), None)
+        if finding is None:
+            messages.info(request, f"Nothing to dismiss: the check “{REGISTRY[check].title}” finds "
+                                   f"nothing on {unit.label} now.")
+            return HttpResponseRedirect(back)
+        reason = (params.get("reason") or "").strip()
+        error = ""
+        if request.method == "POST":
+            if not reason:
+                error = "Say why the finding is fine for this text."
+            elif len(reason) > MAX_REASON:
+                error = f"The reason is {len(reason):,} characters long; at most {MAX_REASON:,}."
+            else:
+                CheckDismissal.objects.create(
+                    content_object=unit.obj, field=unit.field, language=language,
+                    check_name=check, reason=reason, text=row.was_text, source=unit.source,
+                    dismissed_by=request.user,
+                )
+                messages.success(request, f"Dismissed “{REGISTRY[check].title}” on {unit.label}; "
+                                          "it opens again when the text changes.")
+                return HttpResponseRedirect(back)
+    context = {
+        **site.each_context(request),
+        "title": f"Dismiss a check on {unit.label}",
+        "unit": unit, "row": row, "finding": finding, "check": check, "ident": ident,
+        "reason": reason, "error": error, "next": back, "language": language, "game": game,
+    }
+    return TemplateResponse(request, "admin/cards/dismiss.html", context)
 
 
 # --- the editor's save: only what the user changed, each on the version they saw ---------
@@ -141,6 +233,7 @@ class EditorRow:
     theirs: Translation | None = None  # a conflict: what the other person saved
     theirs_by: str = ""
     theirs_at: str = ""
+    findings: list[Finding] = field(default_factory=list)
 
     @classmethod
     def of(cls, unit: Unit) -> EditorRow:
@@ -210,7 +303,7 @@ def _submitted_units(post: Any, game: str, language: str) -> list[Unit | str] | 
     return result
 
 
-def save_editor_page(post: Any, game: str, language: str) -> EditorOutcome:
+def save_editor_page(post: Any, game: str, language: str, *, approve_all: bool = False) -> EditorOutcome:
     """Write the texts a translator changed on an editor page.
 
     A text counts as changed when its box or state differs from the values the page was
@@ -218,7 +311,8 @@ def save_editor_page(post: Any, game: str, language: str) -> EditorOutcome:
     still the version the page showed; one that someone else changed meanwhile is not
     written but shown beside theirs, and the other changes are saved. An invalid text saves
     nothing (the page asks to correct it). A submission without the hidden fields (an old
-    page, a script) is compared with what is stored.
+    page, a script) is compared with what is stored. ``approve_all`` ("Approve this page")
+    sets every text on the page that has a translation to *approved*, on the same terms.
     """
     outcome = EditorOutcome()
     written: list[tuple[EditorRow, tuple[str, str, int]]] = []
@@ -236,6 +330,8 @@ def save_editor_page(post: Any, game: str, language: str) -> EditorOutcome:
             ident = unit.ident
             text = (post.get(f"text-{ident}") or "").replace("\r\n", "\n").strip()
             new_state = post.get(f"state-{ident}") or ""
+            if approve_all and text:
+                new_state = TranslationState.APPROVED
             stored = EditorRow.of(unit)
             was_text = post.get(f"was-text-{ident}")
             was_state = post.get(f"was-state-{ident}")

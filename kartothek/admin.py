@@ -15,7 +15,7 @@ SECTIONS = {
     "Sign": ["signsymbol", "signcolour", "signcard"],
     "Slogan": ["slogancard", "slogan", "alfonscard"],
     "Sauschwer": ["sauschwerobject"],
-    "Translations": ["translation"],
+    "Translations": ["translation", "glossaryterm", "checkdismissal"],
 }
 
 
@@ -85,6 +85,8 @@ class KartothekAdminSite(admin.AdminSite):
                 page(views.translate_view),
                 name="cards_translate",
             ),
+            path("cards/dismiss/<str:game>/<str:language>/", page(views.dismiss_view),
+                 name="cards_dismiss"),
             path("exports/publish/", page(publish_view), name="exports_publish"),
             path("exports/publish/<str:game>/<str:language>/", page(review_view),
                  name="exports_publish_review"),

@@ -46,7 +46,16 @@ from django.test import Client, RequestFactory
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from cards.catalogue import import_catalogue
-from cards.models import ConceptCard, SauschwerObject, SignColour, Slogan, SloganCard, Translation
+from cards.models import (
+    CheckDismissal,
+    ConceptCard,
+    GlossaryTerm,
+    SauschwerObject,
+    SignColour,
+    Slogan,
+    SloganCard,
+    Translation,
+)
 from cards.po import export_po
 from exports.models import Release, RenderJob, WebhookDelivery, WebhookEndpoint
 from exports.packs import publish
@@ -68,10 +77,15 @@ CLIENT_ROLES = ("superuser", "Curators", "Translators", "Viewers", "staff withou
 STAFF = "(staff status)"  # a pseudo-permission: what every staff user has
 
 
+# The translation checks' glossary and dismissed findings: rows of their own in the table.
+CHECKS = [GlossaryTerm, CheckDismissal]
+
+
 def content_models() -> list[type[Model]]:
-    """Every content type of the cards app (all but translations and history tables)."""
+    """Every content type of the cards app (all but translations, the translation checks'
+    models and history tables)."""
     return [m for m in apps.get_app_config("cards").get_models()
-            if m is not Translation and not m.__name__.startswith("Historical")]
+            if m is not Translation and m not in CHECKS and not m.__name__.startswith("Historical")]
 
 
 def perms(*actions: str, models: list[type[Model]]) -> frozenset[str]:
@@ -88,10 +102,12 @@ ROWS: dict[str, frozenset[str]] = {
     "add, change and delete cards, revert a version, see and restore deleted cards, import "
     "spreadsheets": perms("add", "change", "delete", models=CONTENT),
     "print decks (PDF)": perms("change", models=CONTENT),
-    "see translations and progress, download PO files": perms("view", models=[Translation]),
+    "see translations, progress, the glossary and dismissed checks; download PO files":
+        perms("view", models=[Translation, *CHECKS]),
     "add and change translations (editor, *Translations* list, PO upload, revert)":
         perms("add", "change", models=[Translation]),
     "delete translations": perms("delete", models=[Translation]),
+    "edit the glossary, dismiss translation checks": perms("add", "change", "delete", models=CHECKS),
     "see releases": perms("view", models=[Release]),
     "publish content packs": perms("add", models=[Release]),
     "register webhooks, see their deliveries and send them again":
@@ -108,14 +124,14 @@ README_TABLE: dict[str, set[str]] = {
         "open the admin, change their own password",
         "see cards, their history and list pages; export spreadsheets",
         "read a game's draft pack (`draft.json`)",
-        "see translations and progress, download PO files",
+        "see translations, progress, the glossary and dismissed checks; download PO files",
         "add and change translations (editor, *Translations* list, PO upload, revert)",
     },
     "Viewers": {
         "open the admin, change their own password",
         "see cards, their history and list pages; export spreadsheets",
         "read a game's draft pack (`draft.json`)",
-        "see translations and progress, download PO files",
+        "see translations, progress, the glossary and dismissed checks; download PO files",
         "see releases",
     },
     "staff without group": {"open the admin, change their own password"},
@@ -157,7 +173,7 @@ def test_the_readme_roles_table_is_the_matrix_of_this_test():
 
 @pytest.mark.django_db
 def test_the_groups_hold_exactly_the_permissions_of_the_readme_table():
-    relevant = [*CONTENT, Translation, Release, Room, User, Group, WebhookEndpoint,
+    relevant = [*CONTENT, Translation, *CHECKS, Release, Room, User, Group, WebhookEndpoint,
                 WebhookDelivery]
     types = ContentType.objects.get_for_models(*relevant).values()
     for role in ("Curators", "Translators", "Viewers"):
@@ -177,6 +193,7 @@ class World:
     po_entry: str = ""
     sessions: dict[str, dict[str, str]] = field(default_factory=dict)  # role -> cookies
     job: int = 0  # a queued background deck (exports.models.RenderJob)
+    dismiss_unit: str = ""  # an editor text with an open "unchanged" finding
 
 
 def _registered() -> dict[type[Model], admin.ModelAdmin]:
@@ -220,6 +237,16 @@ def world(django_db_setup, django_db_blocker):
                                           content_type=ContentType.objects.get_for_model(egg))
             row.state = "translated"
             row.save()
+            # A translation check's finding to dismiss (the German name kept unchanged), and
+            # a dismissal made earlier (on another check) for the dismissals' admin pages.
+            plain = SauschwerObject.objects.exclude(pk=egg.pk).order_by("key").last()
+            same = Translation.objects.get(object_id=plain.pk, language="en", field="name",
+                                           content_type=ContentType.objects.get_for_model(plain))
+            same.text = plain.name
+            same.save()
+            CheckDismissal.objects.create(content_object=plain, field="name", language="en",
+                                          check_name="length", reason="A long name is right here.",
+                                          text=same.text, source=plain.name)
             target: dict[type[Model], Model] = {}
             versions: dict[type[Model], int] = {}
             for model in _registered():
@@ -234,6 +261,7 @@ def world(django_db_setup, django_db_blocker):
                     obj.save()
                     versions[model] = obj.history.earliest("history_date").history_id
             world = World(users, target, versions, f"{egg.key}:name")
+            world.dismiss_unit = f"sauschwerobject-{plain.pk}-name"
             world.job = RenderJob.objects.create(game="sauschwer", language="en", release="draft",
                                                  options={}, kind="pdf").pk
             for role, user in users.items():
@@ -349,7 +377,8 @@ def changed(data: dict[str, Any]) -> dict[str, Any]:
     the key); a form with no text to change (a Sign card) is saved as it is, which still
     writes the card's history."""
     for name, suffix in (("key", "-neu"), ("text", " neu"), ("first_name", "Neu"),
-                         ("name", " neu"), ("slogans-0-text", " neu")):
+                         ("name", " neu"), ("slogans-0-text", " neu"), ("term", " neu"),
+                         ("reason", " neu")):
         if name in data:
             return {**data, name: f"{data[name]}{suffix}"}
     if "symbol" in data and "colour" in data:
@@ -616,7 +645,12 @@ def _publish_payload(world: World, su: Client) -> dict[str, Any]:
             "note": "Geprüft."}
 
 
+def _dismiss_payload(world: World, su: Client) -> dict[str, Any]:
+    return {"unit": world.dismiss_unit, "check": "unchanged", "reason": "The name stays."}
+
+
 STAFF_ONLY = frozenset({STAFF})
+DISMISS = perms("add", models=[CheckDismissal])
 CHANGE_CARDS = perms("change", models=[ConceptCard])
 TRANSLATIONS_VIEW = perms("view", models=[Translation])
 TRANSLATIONS_WRITE = perms("add", "change", models=[Translation])
@@ -645,6 +679,7 @@ PAGES: dict[str, tuple[Need, Callable[[World, Client], dict[str, Any]]]] = {
     "cards_progress": (Need(TRANSLATIONS_VIEW, TRANSLATIONS_VIEW, False), lambda w, su: {}),
     "cards_translate": (Need(perms("change", models=[Translation]), TRANSLATIONS_WRITE, True),
                         _translate_payload),
+    "cards_dismiss": (Need(DISMISS, DISMISS, True), _dismiss_payload),
     "cards_po_download": (Need(TRANSLATIONS_VIEW, TRANSLATIONS_VIEW, False), lambda w, su: {}),
     "cards_po_upload": (Need(perms("change", models=[Translation]), TRANSLATIONS_WRITE, True),
                         _po_payload),
@@ -721,6 +756,8 @@ def build_case(world: World, route: str, name: str | None) -> Case:
     url = filler(world, None)(route)
     if key == "autocomplete":
         url += "?app_label=cards&model_name=signcard&field_name=colour&term=r"
+    if key == "cards_dismiss":
+        url += f"?unit={world.dismiss_unit}&check=unchanged"
     return Case(route, url, need, payload)
 
 
@@ -863,3 +900,52 @@ def test_every_role_gets_what_the_readme_table_says(world, db, route, name):
                 problems.append(f"{where}: refused but wrote {changes}")
     assert not problems, "\n".join(problems)
 
+
+
+# --- the translators' bulk tools: approving writes, so it needs what translating needs ------
+
+
+def _approve_page_payload(world: World, su: Client) -> dict[str, Any]:
+    return {**page_form(su, "/admin/cards/translate/sauschwer/en/"),
+            "approve_page": "Approve this page"}
+
+
+def _approve_selected_payload(world: World, su: Client) -> dict[str, Any]:
+    translated = Translation.objects.filter(language="en", state="translated").exclude(text="")
+    return {"action": "approve_selected", "index": "0",
+            "_selected_action": list(translated.values_list("pk", flat=True)[:5])}
+
+
+BULK_TOOLS: dict[str, tuple[str, Callable[[World, Client], dict[str, Any]]]] = {
+    "the editor's Approve this page": ("/admin/cards/translate/sauschwer/en/", _approve_page_payload),
+    "the Translations list's Approve selected": ("/admin/cards/translation/",
+                                                 _approve_selected_payload),
+}
+
+
+@pytest.mark.parametrize("tool", BULK_TOOLS)
+def test_every_role_may_approve_as_the_readme_table_says(world, db, tool):
+    """Approving is changing translations: Translators and Curators may, Viewers may not."""
+    _PAGES.clear()
+    url, payload = BULK_TOOLS[tool]
+    su = client_for(world, "superuser")
+    problems = []
+    for role in CLIENT_ROLES:
+        with transaction.atomic():
+            data = payload(world, su)
+            assert data.get("_selected_action", True), "nothing translated to approve"
+            before = snapshot()
+            response = client_for(world, role).post(url, {**data, "csrfmiddlewaretoken": CSRF_TOKEN})
+            wrote = before != snapshot()
+            transaction.set_rollback(True)
+        allowed = expected(role, TRANSLATIONS_WRITE)
+        where = f"{role} POST {url}: {response.status_code}"
+        if role in ("non-staff", "anonymous"):
+            if response.status_code != 302 or not response["Location"].startswith("/admin/login/"):
+                problems.append(f"{where}, expected the login page")
+        elif allowed != wrote or response.status_code != (302 if allowed else 403):
+            problems.append(f"{where}, wrote: {wrote}; the README table says "
+                            f"{'yes' if allowed else 'no'}")
+        if wrote and not allowed:
+            problems.append(f"{where}: refused but wrote")
+    assert not problems, "\n".join(problems)

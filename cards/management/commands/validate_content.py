@@ -1,15 +1,56 @@
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from cards.models import Game
 from cards.validation import find_problems
 
 
 class Command(BaseCommand):
-    help = "Check the whole catalogue against the content rules; exit status 1 if anything is wrong."
+    help = ("Check the whole catalogue against the content rules (with --translations: also "
+            "every translation check); exit status 1 if anything is wrong.")
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--translations", action="store_true",
+            help="Also run every translation check (placeholder, punctuation, spaces, unchanged, "
+                 "length, glossary …) on every translated text; a finding a curator dismissed "
+                 "is not reported. Each finding is printed as key:field [language] check: message.",
+        )
+        parser.add_argument("--game", choices=Game.values, help="Only this game's translations.")
+        parser.add_argument("--language", help="Only this target language's translations.")
 
     def handle(self, *args, **options):
         problems = find_problems()
         for problem in problems:
             self.stdout.write(str(problem))
-        if problems:
-            raise CommandError(f"{len(problems)} problems in the catalogue.", returncode=1)
-        self.stdout.write(self.style.SUCCESS("The catalogue obeys every content rule."))
+        findings = 0
+        if options["translations"]:
+            findings = self._translation_findings(options["game"], options["language"])
+        if problems or findings:
+            parts = [f"{len(problems)} problems in the catalogue"] if problems else []
+            if findings:
+                parts.append(f"{findings} translation check findings not dismissed")
+            raise CommandError("; ".join(parts) + ".", returncode=1)
+        if options["translations"]:
+            self.stdout.write(self.style.SUCCESS(
+                "The catalogue obeys every content rule; no translation check finds anything "
+                "that was not dismissed."))
+        else:
+            self.stdout.write(self.style.SUCCESS("The catalogue obeys every content rule."))
+
+    def _translation_findings(self, game: str | None, language: str | None) -> int:
+        from cards.checks import catalogue_findings
+
+        targets = list(settings.KARTOTHEK_LANGUAGES[1:])
+        if language is not None and language not in targets:
+            raise CommandError(f"“{language}” is not a target language; configured: "
+                               f"{', '.join(targets)}.", returncode=2)
+        count = 0
+        for name in [game] if game else Game.values:
+            for code in [language] if language else targets:
+                for checked in catalogue_findings(name, code):
+                    for finding in checked.findings:
+                        count += 1
+                        self.stdout.write(f"{name} {checked.label} [{code}] {finding.check}: "
+                                          f"{finding.message}")
+        return count
