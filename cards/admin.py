@@ -6,6 +6,7 @@ ten rows as for ten thousand (pinned by a test).
 
 from __future__ import annotations
 
+import zipfile
 from functools import lru_cache
 
 from django import forms
@@ -306,11 +307,11 @@ class ContentAdmin(CardPreviewMixin, WriteChecks, VersionedAdminMixin, SimpleHis
         upload = form.cleaned_data.get("import_file")
         try:
             chosen = self.get_import_formats()[int(form.cleaned_data["format"])]
-            upload.seek(0)
-            data = upload.read()
-        except (AttributeError, KeyError, IndexError, TypeError, ValueError, OSError):
+            # the file object, not its bytes: only its head is read (a hostile file is big)
+            return wrong_format_message(upload, chosen.EXTENSION)
+        except (AttributeError, KeyError, IndexError, TypeError, ValueError, OSError,
+                zipfile.BadZipFile):
             return None
-        return wrong_format_message(data, chosen.EXTENSION)
 
     import_template_name = "admin/cards/import.html"
     tmp_storage_class = PreviewStorage

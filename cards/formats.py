@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import zipfile
-from typing import Any
+from typing import Any, BinaryIO
 
 import tablib
 from import_export.formats import base_formats
@@ -126,12 +126,20 @@ _SIGNATURES: tuple[tuple[bytes, str], ...] = (
 )
 
 
-def what_file_is(data: bytes) -> tuple[str | None, str]:
+HEAD_BYTES = 64 * 1024  # enough to tell a format by; a refused file is never read whole
+
+
+def what_file_is(data: bytes | BinaryIO) -> tuple[str | None, str]:
     """(the import format that reads ``data``, or None; what it is, as a curator says it),
-    judged by its bytes, not its name."""
+    judged by its bytes, not its name. ``data`` may be a seekable file: then only its first
+    bytes are read (and a ZIP's directory at its end)."""
+    whole: BinaryIO = io.BytesIO(data) if isinstance(data, bytes) else data
+    whole.seek(0)
+    data = whole.read(HEAD_BYTES)
     if data.startswith(b"PK\x03\x04"):
         try:
-            names = set(zipfile.ZipFile(io.BytesIO(data)).namelist())
+            whole.seek(0)
+            names = set(zipfile.ZipFile(whole).namelist())
         except (zipfile.BadZipFile, OSError, ValueError):
             return None, "a damaged ZIP archive"
         if "xl/workbook.xml" in names:
@@ -144,7 +152,7 @@ def what_file_is(data: bytes) -> tuple[str | None, str]:
     for signature, description in _SIGNATURES:
         if data.startswith(signature):
             return None, description
-    head = data[:64 * 1024]
+    head = data
     for bom, codec in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"),
                        (b"\xfe\xff", "utf-16-be")):
         if head.startswith(bom):
@@ -163,7 +171,7 @@ def what_file_is(data: bytes) -> tuple[str | None, str]:
     return "csv", "a CSV file (comma- or semicolon-separated text)"
 
 
-def wrong_format_message(data: bytes, chosen: str) -> str | None:
+def wrong_format_message(data: bytes | BinaryIO, chosen: str) -> str | None:
     """What to tell a curator whose file is not in the format they chose (None if it is)."""
     actual, description = what_file_is(data)
     if actual == chosen:
