@@ -136,8 +136,11 @@ def message_body(release: Release) -> bytes:
     """The JSON body announcing a release: the same bytes for every endpoint and attempt."""
     previous = Release.objects.filter(game=release.game, language=release.language,
                                       version__lt=release.version).order_by("-version").first()
-    new = json.loads(bytes(release.data))
-    old = json.loads(bytes(previous.data)) if previous else None
+    if release.changes is not None:  # counted once, at publish (exports/changes.py)
+        counts = dict(release.changes["counts"])
+    else:  # a release published before releases kept their changes
+        new = json.loads(bytes(release.data))
+        counts = change_counts(json.loads(bytes(previous.data)) if previous else None, new)
     args = [release.game, release.language, release.version]
     signed = ReleaseSignature.objects.filter(release=release).exists()
     data = {
@@ -152,7 +155,7 @@ def message_body(release: Release) -> bytes:
         "delta_url": _absolute(reverse("api:delta", kwargs={
             "game": release.game, "language": release.language, "since": previous.version,
             "version": release.version})) if previous else None,
-        "changes": change_counts(old, new),
+        "changes": counts,
         "published_at": release.published_at.isoformat(),
     }
     envelope = {"type": EVENT, "timestamp": release.published_at.isoformat(), "data": data}
