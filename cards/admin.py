@@ -58,6 +58,7 @@ from cards.models import (
 from cards.pictures import tabler_icon_path
 from cards.resources import write_options
 from cards.text import normalise, validate_clean_text
+from cards.translation import reviewed_state
 from cards.uploads import PreviewExpired, PreviewStorage, upload_refusal
 from cards.validation import validate_unit
 from cards.weights import WeightField, show_weight
@@ -184,6 +185,16 @@ def revert_diff(model, object_id, version_id) -> dict | None:  # type: ignore[no
             rows.append({"field": label, "now": "—" if current is None else now, "then": then})
     return {"rows": rows, "deleted": current is None, "version": record.version,
             "date": record.history_date}
+
+
+def review_translation(model_admin: admin.ModelAdmin, request: HttpRequest, form: forms.ModelForm) -> None:
+    """Give a translation form's instance the state review allows (``reviewed_state``)."""
+    row = form.instance
+    stored = Translation.objects.filter(pk=row.pk).first() if row.pk else None
+    row.state, note = reviewed_state(request.user, stored, row.text, row.state,
+                                     chosen="state" in form.changed_data)
+    if note:
+        model_admin.message_user(request, f"{row.language}: {note}", messages.WARNING)
 
 
 class TranslationInlineForm(forms.ModelForm):
@@ -379,6 +390,8 @@ class ContentAdmin(CardPreviewMixin, WriteChecks, VersionedAdminMixin, SimpleHis
         for row in formset.forms:
             if row.has_changed() and not getattr(row.instance, "_change_reason", None):
                 row.instance._change_reason = inline_change_reason(row)
+            if row.has_changed() and isinstance(row.instance, Translation):
+                review_translation(self, request, row)
         super().save_formset(request, form, formset, change)
 
     def history_form_view(self, request, object_id, version_id, extra_context=None):  # type: ignore[no-untyped-def]
@@ -981,6 +994,10 @@ class TranslationAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # translations are added under their card, or imported
+
+    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        review_translation(self, request, form)
+        super().save_model(request, obj, form, change)
 
     @admin.display(description="source (de)")
     def source(self, row: Translation) -> str:

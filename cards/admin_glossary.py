@@ -118,7 +118,7 @@ class CheckDismissalAdmin(WriteChecks, admin.ModelAdmin):
 # --- the Translations list's bulk action --------------------------------------------------
 
 
-@admin.action(description="Approve selected translations", permissions=["change"])
+@admin.action(description="Approve selected translations", permissions=["approve"])
 def approve_selected(model_admin, request: HttpRequest, queryset):  # type: ignore[no-untyped-def]
     """Approve the selected translations that have a text, each on the version it has.
 
@@ -166,5 +166,13 @@ def approve_selected(model_admin, request: HttpRequest, queryset):  # type: igno
                              messages.WARNING if empty or conflicts else messages.SUCCESS)
 
 
+def has_approve_permission(model_admin, request: HttpRequest) -> bool:  # type: ignore[no-untyped-def]
+    """Approving is the reviewer's (``cards.approve_translation``), also for a forged POST."""
+    from cards.translation import APPROVE_PERMISSION
+
+    return bool(request.user.has_perm(APPROVE_PERMISSION))
+
+
 def add_translation_actions(translation_admin: type[admin.ModelAdmin]) -> None:
     translation_admin.actions = [*(translation_admin.actions or []), approve_selected]
+    translation_admin.has_approve_permission = has_approve_permission  # type: ignore[attr-defined]

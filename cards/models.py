@@ -94,6 +94,8 @@ class Translation(Versioned):
             ),
         ]
         indexes = [models.Index(fields=["content_type", "language", "state"])]
+        # Review, as Weblate has it with reviews on: only a reviewer sets *approved*.
+        permissions = [("approve_translation", "Can approve translations (review)")]
 
     def __str__(self) -> str:
         return f"{self.language}: {self.text[:60]}"

@@ -6,10 +6,44 @@ The states follow Weblate: a missing translation is *empty*; a translator's work
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 
 from cards.models import EMPTY, Translatable, Translation, TranslationState
+
+
+#: Who may set a translation to *approved* (the README's roles table: Curators, not Translators).
+APPROVE_PERMISSION = "cards.approve_translation"
+
+
+def reviewed_state(user: Any, stored: Translation | None, text: str, state: str, *,
+                   chosen: bool) -> tuple[str, str]:
+    """The state a write by ``user`` gives a translation, and why it differs from ``state``.
+
+    Review holds, as in Weblate with reviews on: only a reviewer (``APPROVE_PERMISSION``) sets
+    *approved*, and a changed text whose state merely stayed *approved* (``chosen`` is False:
+    nobody picked the state in this save) is *translated* again until a reviewer approves the
+    new text. A reviewer who picks *approved* (or presses "Approve this page") approves.
+    A stored approved text that is saved unchanged stays approved. The note is empty when the
+    state is the one asked for.
+    """
+    if state != TranslationState.APPROVED:
+        return state, ""
+    was_approved = stored is not None and stored.state == TranslationState.APPROVED
+    if was_approved and stored is not None and stored.text.strip() == text.strip():
+        return state, ""
+    if not user.has_perm(APPROVE_PERMISSION):
+        if was_approved:
+            return TranslationState.TRANSLATED, (
+                "An approved text was changed: it is translated again until a reviewer approves it.")
+        return TranslationState.TRANSLATED, (
+            "Saved as translated: approving needs the reviewer's permission (Curators).")
+    if was_approved and not chosen:
+        return TranslationState.TRANSLATED, (
+            "An approved text was changed: it is translated again until a reviewer approves it.")
+    return state, ""
 
 
 def target_languages() -> list[str]:

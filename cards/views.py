@@ -32,7 +32,7 @@ from cards.models import (
 )
 from cards.po import PoProblem, export_po, import_po
 from cards.progress import Unit, all_progress, models_of, units
-from cards.translation import save_translation
+from cards.translation import APPROVE_PERMISSION, reviewed_state, save_translation
 from kartothek.permissions import requires
 
 PAGE_SIZE = 25
@@ -83,7 +83,10 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
 
     if request.method == "POST":
         approve_all = "approve_page" in request.POST
-        outcome = save_editor_page(request.POST, game, language, approve_all=approve_all)
+        if approve_all and not request.user.has_perm(APPROVE_PERMISSION):
+            raise PermissionDenied("Approving a page needs the reviewer's permission (Curators).")
+        outcome = save_editor_page(request.POST, game, language, user=request.user,
+                                   approve_all=approve_all)
         if outcome.refused:
             messages.error(request, outcome.refused)
             return HttpResponseRedirect(request.get_full_path())
@@ -93,6 +96,8 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
                 "Not saved, because the card was deleted since you opened the page: "
                 + "; ".join(f"“{text}”" for text in outcome.vanished),
             )
+        for note, count in sorted(outcome.notes.items()):
+            messages.info(request, f"{note} ({count} {'text' if count == 1 else 'texts'})")
         if not outcome.errors and not outcome.conflicts:
             verb = "Approved" if approve_all else "Saved"
             messages.success(request, f"{verb} {outcome.saved} translations.")
@@ -124,6 +129,7 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
         "page": page,
         "rows": shown,
         "may_dismiss": request.user.has_perm(DISMISS_CHECKS),
+        "may_approve": request.user.has_perm(APPROVE_PERMISSION),
         "dismiss_url": reverse("admin:cards_dismiss", args=[game, language]),
         "glossary_url": reverse("admin:cards_glossaryterm_changelist") + f"?language__exact={language}",
         "next_url": request.get_full_path(),
@@ -255,6 +261,7 @@ class EditorOutcome:
     conflicts: list[EditorRow] = field(default_factory=list)
     refused: str = ""  # the whole submission is not an editor page
     vanished: list[str] = field(default_factory=list)  # texts for cards deleted meanwhile
+    notes: dict[str, int] = field(default_factory=dict)  # review: why a state moved, how often
 
 
 def _same(a: str, b: str) -> bool:
@@ -303,7 +310,8 @@ def _submitted_units(post: Any, game: str, language: str) -> list[Unit | str] | 
     return result
 
 
-def save_editor_page(post: Any, game: str, language: str, *, approve_all: bool = False) -> EditorOutcome:
+def save_editor_page(post: Any, game: str, language: str, *, user: Any,
+                     approve_all: bool = False) -> EditorOutcome:
     """Write the texts a translator changed on an editor page.
 
     A text counts as changed when its box or state differs from the values the page was
@@ -313,6 +321,8 @@ def save_editor_page(post: Any, game: str, language: str, *, approve_all: bool =
     nothing (the page asks to correct it). A submission without the hidden fields (an old
     page, a script) is compared with what is stored. ``approve_all`` ("Approve this page")
     sets every text on the page that has a translation to *approved*, on the same terms.
+    The state each text gets is ``reviewed_state``'s: only a reviewer approves, and an edited
+    approved text is translated again (``outcome.notes`` says so).
     """
     outcome = EditorOutcome()
     written: list[tuple[EditorRow, tuple[str, str, int]]] = []
@@ -352,6 +362,8 @@ def save_editor_page(post: Any, game: str, language: str, *, approve_all: bool =
                 row.error = "Choose a state."
                 outcome.errors += 1
                 continue
+            new_state, note = reviewed_state(user, unit.translation, text, new_state,
+                                             chosen=approve_all or new_state != was_state)
             if stored.version != version:
                 if unit.translation is not None and (
                         _same(unit.translation.text, text) and unit.translation.state == new_state):
@@ -360,6 +372,9 @@ def save_editor_page(post: Any, game: str, language: str, *, approve_all: bool =
                     continue
                 _conflict(outcome, row, unit, language)
                 continue
+            if note:
+                outcome.notes[note] = outcome.notes.get(note, 0) + 1
+            row.draft_state = new_state
             try:
                 with transaction.atomic():
                     saved = save_translation(unit.obj, unit.field, language, text, new_state,

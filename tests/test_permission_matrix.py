@@ -106,6 +106,8 @@ ROWS: dict[str, frozenset[str]] = {
         perms("view", models=[Translation, *CHECKS]),
     "add and change translations (editor, *Translations* list, PO upload, revert)":
         perms("add", "change", models=[Translation]),
+    "approve translations (review: *Approve this page*, *Approve selected*, the *approved* "
+    "state)": perms("approve", models=[Translation]),
     "delete translations": perms("delete", models=[Translation]),
     "edit the glossary, dismiss translation checks": perms("add", "change", "delete", models=CHECKS),
     "see releases": perms("view", models=[Release]),
@@ -654,6 +656,7 @@ DISMISS = perms("add", models=[CheckDismissal])
 CHANGE_CARDS = perms("change", models=[ConceptCard])
 TRANSLATIONS_VIEW = perms("view", models=[Translation])
 TRANSLATIONS_WRITE = perms("add", "change", models=[Translation])
+TRANSLATIONS_APPROVE = perms("approve", models=[Translation])
 PUBLISH = frozenset({"exports.add_release"})
 SAUSCHWER = [m for m in CONTENT if getattr(m, "GAME", None) == "sauschwer"]
 
@@ -902,7 +905,7 @@ def test_every_role_gets_what_the_readme_table_says(world, db, route, name):
 
 
 
-# --- the translators' bulk tools: approving writes, so it needs what translating needs ------
+# --- the bulk approving tools: approving is review, the reviewer's permission ---------------
 
 
 def _approve_page_payload(world: World, su: Client) -> dict[str, Any]:
@@ -925,7 +928,8 @@ BULK_TOOLS: dict[str, tuple[str, Callable[[World, Client], dict[str, Any]]]] = {
 
 @pytest.mark.parametrize("tool", BULK_TOOLS)
 def test_every_role_may_approve_as_the_readme_table_says(world, db, tool):
-    """Approving is changing translations: Translators and Curators may, Viewers may not."""
+    """Approving is review: Curators (who hold ``approve_translation``) may, Translators and
+    Viewers may not, also by a forged POST."""
     _PAGES.clear()
     url, payload = BULK_TOOLS[tool]
     su = client_for(world, "superuser")
@@ -938,7 +942,7 @@ def test_every_role_may_approve_as_the_readme_table_says(world, db, tool):
             response = client_for(world, role).post(url, {**data, "csrfmiddlewaretoken": CSRF_TOKEN})
             wrote = before != snapshot()
             transaction.set_rollback(True)
-        allowed = expected(role, TRANSLATIONS_WRITE)
+        allowed = expected(role, TRANSLATIONS_WRITE | TRANSLATIONS_APPROVE)
         where = f"{role} POST {url}: {response.status_code}"
         if role in ("non-staff", "anonymous"):
             if response.status_code != 302 or not response["Location"].startswith("/admin/login/"):

@@ -378,7 +378,7 @@ def _page_form(client: Client, url: str, params: dict) -> dict[str, str]:  # typ
 
 @pytest.mark.django_db
 def test_approve_this_page_approves_every_translated_text_on_it_and_keeps_history(mini_catalogue):
-    client = _client("Translators")
+    client = _client("Curators")
     Translation.objects.filter(language="en").update(state=TranslationState.TRANSLATED)
     data = _page_form(client, _editor("sign"), {})
     before = Translation.history.count()
@@ -394,7 +394,7 @@ def test_approve_this_page_approves_every_translated_text_on_it_and_keeps_histor
 
 @pytest.mark.django_db
 def test_approve_this_page_does_not_overwrite_a_change_made_meanwhile(mini_catalogue):
-    client = _client("Translators")
+    client = _client("Curators")
     Translation.objects.filter(text="Italy").update(state=TranslationState.TRANSLATED)
     data = _page_form(client, _editor("symbols"), {"q": "Italy"})
     italy = Translation.objects.get(text="Italy")
@@ -443,7 +443,8 @@ def test_the_editor_runs_the_same_queries_for_few_and_many_objects(mini_catalogu
 # --- the Translations list's bulk approve -------------------------------------------------------
 
 
-APPROVE_TABLE = [("Viewers", False), ("Translators", True), ("Curators", True)]
+# Approving is review: the Curators' (tests/test_translation_review.py), not the Translators'.
+APPROVE_TABLE = [("Viewers", False), ("Translators", False), ("Curators", True)]
 
 
 @pytest.mark.django_db
