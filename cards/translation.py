@@ -13,7 +13,6 @@ from django.contrib.contenttypes.models import ContentType
 
 from cards.models import EMPTY, Translatable, Translation, TranslationState
 
-
 #: Who may set a translation to *approved* (the README's roles table: Curators, not Translators).
 APPROVE_PERMISSION = "cards.approve_translation"
 
