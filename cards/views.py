@@ -33,7 +33,7 @@ from cards.models import (
 from cards.po import PoProblem, export_po, import_po
 from cards.progress import Unit, all_progress, models_of, units
 from cards.translation import APPROVE_PERMISSION, reviewed_state, save_translation
-from kartothek.permissions import requires
+from kartothek.permissions import require, requires
 
 PAGE_SIZE = 25
 STATE_CHOICES = [
@@ -44,8 +44,7 @@ STATE_CHOICES = [
 
 
 def _require(request: HttpRequest, permission: str) -> None:
-    if not request.user.has_perm(permission):
-        raise PermissionDenied
+    require(request, [permission])
 
 
 def progress_view(site, request: HttpRequest) -> HttpResponse:  # type: ignore[no-untyped-def]
@@ -97,7 +96,7 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
                 + "; ".join(f"“{text}”" for text in outcome.vanished),
             )
         for note, count in sorted(outcome.notes.items()):
-            messages.info(request, f"{note} ({count} {'text' if count == 1 else 'texts'})")
+            messages.warning(request, f"{note} ({count} {'text' if count == 1 else 'texts'})")
         if not outcome.errors and not outcome.conflicts:
             verb = "Approved" if approve_all else "Saved"
             messages.success(request, f"{verb} {outcome.saved} translations.")

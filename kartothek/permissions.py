@@ -67,8 +67,12 @@ def has_all(request: HttpRequest, perms: Iterable[str]) -> bool:
 
 
 def require(request: HttpRequest, perms: Iterable[str]) -> None:
+    perms = list(perms)
     if not has_all(request, perms):
-        raise PermissionDenied
+        from kartothek.forbidden import MissingPermissions
+
+        user = request.user
+        raise PermissionDenied(MissingPermissions(p for p in perms if not user.has_perm(p)))
 
 
 PageView = Callable[..., HttpResponse]

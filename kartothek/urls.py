@@ -4,6 +4,9 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from django.views.static import serve
 
+# An admin-styled 403 that names what the page needs and who holds it (kartothek/forbidden.py).
+handler403 = "kartothek.forbidden.forbidden"
+
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),
     path(settings.KARTOTHEK_ADMIN_PATH, admin.site.urls),

@@ -3,9 +3,11 @@ translated again, in the editor, on the Translations list and on a card's page."
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.test import RequestFactory
 from django.urls import reverse
 
 from cards.models import ConceptCard, Translation
+from kartothek.forbidden import forbidden
 
 pytestmark = pytest.mark.django_db
 
@@ -123,3 +125,26 @@ def test_the_bulk_approve_action_is_the_reviewers(mini_catalogue, client):
     _login(client, "carla", "Curators").post(url, data)
     row.refresh_from_db()
     assert row.state == "approved"
+
+
+def test_a_refused_page_is_admin_styled_and_names_the_role_it_needs(mini_catalogue, tina):
+    response = tina.get(reverse("admin:cards_deleted"))
+    assert response.status_code == 403
+    page = response.content.decode()
+    assert 'id="site-name"' in page or "Kartothek" in page
+    assert "You are signed in as <strong>tina</strong>" in page
+    assert "Can change concept card — held by Curators" in page
+
+
+def test_the_admins_own_refusals_get_the_styled_page_too(mini_catalogue, tina):
+    card = ConceptCard.objects.get(key="oma")
+    response = tina.post(reverse("admin:cards_conceptcard_delete", args=[card.pk]), {"post": "yes"})
+    assert response.status_code == 403
+    assert "may not open this page" in response.content.decode()
+    assert ConceptCard.objects.filter(pk=card.pk).exists()
+
+
+def test_an_api_refusal_stays_json(client):
+    request = RequestFactory().get("/api/x")
+    response = forbidden(request)
+    assert (response.status_code, response["Content-Type"]) == (403, "application/json")
