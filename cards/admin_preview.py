@@ -63,6 +63,17 @@ def _languages(raw: list[str]) -> list[str]:
     return list(dict.fromkeys(chosen))[:4]
 
 
+def _typed_texts(entry: Any) -> list[str]:
+    """The texts typed into a card's item (names, texts, slogans, options), the key aside."""
+    if isinstance(entry, dict):
+        return [t for name, value in entry.items() if name != "key" for t in (
+            [value] if name in ("text", "name") and isinstance(value, str) and value.strip()
+            else _typed_texts(value))]
+    if isinstance(entry, list):
+        return [t for value in entry for t in _typed_texts(value)]
+    return []
+
+
 def typed_overrides(post: Any) -> dict[tuple[str, str], str]:
     """Translations typed into the change page's translations inline: (field, language) →
     text (rows marked for deletion left out)."""
@@ -258,10 +269,14 @@ class CardPreviewMixin:
         width = max(preview.MIN_WIDTH, min(preview.MAX_WIDTH, width))
         game = str(self.model.GAME)  # type: ignore[attr-defined]
         url = reverse(f"admin:{self.model._meta.app_label}_{self.model._meta.model_name}_typed_preview")
-        previews, problems = [], []
+        previews, problems, notices = [], [], []
         for language in languages:
             item = item_from_form(self, request, obj, language)
             if item is None:
+                continue
+            if obj is None and not _typed_texts(item["entry"]):
+                # A new, empty form: nothing is wrong yet, there is just nothing to draw.
+                notices.append("Fill in the card to see its preview.")
                 continue
             problems += [{"language": language, "message": m}
                          for m in preview.item_problems(item, language)]
@@ -269,13 +284,15 @@ class CardPreviewMixin:
                 try:
                     preview.card_preview(game, item, language, side=side, width_px=width)
                 except PreviewError as exc:
-                    problems.append({"language": language, "message": str(exc)})
+                    # Not a "does not fit": the card is incomplete, the same in every language.
+                    notices.append(str(exc))
                     break
                 signed = signing.dumps({"g": game, "i": item, "l": language, "s": side, "w": width},
                                        salt=SALT, compress=True)
                 previews.append({"language": language, "side": side, "url": f"{url}?d={signed}",
                                  "alt": preview.alt_text(item, language, side)})
-        return JsonResponse({"previews": previews, "problems": problems})
+        notice = " ".join(dict.fromkeys(notices))  # each reason once, not once per language
+        return JsonResponse({"previews": previews, "problems": problems, "notice": notice})
 
     def typed_preview_view(self, request: HttpRequest) -> HttpResponse:
         self._may_view(request)

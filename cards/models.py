@@ -636,7 +636,8 @@ def option_problems(texts: list[str], correct: list[bool]) -> list[str]:
     norms = [normalise(t) for t in texts]
     if any(not n for n in norms):
         problems.append("An answer option is empty.")
-    duplicates = sorted({t for t, n in zip(texts, norms, strict=True) if norms.count(n) > 1})
+    # (empty options are named above, not as "the same option twice")
+    duplicates = sorted({t for t, n in zip(texts, norms, strict=True) if n and norms.count(n) > 1})
     if duplicates:
         problems.append(
             "The answer options must differ; the same option appears twice: "

@@ -112,6 +112,17 @@
           next.src = shot.url;
         });
         showProblems(area, answer.problems || [], (answer.previews || []).length > 0);
+        if (answer.notice) {
+          box.querySelectorAll("figure").forEach(function (figure) { figure.remove(); });
+          var hint = box.querySelector("[data-preview-empty]");
+          if (!hint) {
+            hint = document.createElement("p");
+            hint.className = "card-preview-empty";
+            hint.setAttribute("data-preview-empty", "");
+            box.appendChild(hint);
+          }
+          hint.textContent = answer.notice;
+        }
         if (answer.error) { showProblems(area, [{ language: "–", message: answer.error }], false); }
       }).catch(function () {
         if (number === sent) {
