@@ -148,3 +148,10 @@ def test_an_api_refusal_stays_json(client):
     request = RequestFactory().get("/api/x")
     response = forbidden(request)
     assert (response.status_code, response["Content-Type"]) == (403, "application/json")
+
+
+def test_a_translators_read_only_card_does_not_talk_of_saving(mini_catalogue, tina):
+    card = ConceptCard.objects.get(key="oma")
+    page = tina.get(reverse("admin:cards_conceptcard_change", args=[card.pk])).content.decode()
+    assert "nothing is saved until you press Save" not in page
+    assert "You may read this card, not change it." in page
