@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-from django.utils.text import Truncator
+from django.utils.text import Truncator, slugify
 from django.views.decorators.http import require_POST
 from import_export.admin import ImportExportActionModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
@@ -384,6 +384,11 @@ class ContentAdmin(CardPreviewMixin, WriteChecks, VersionedAdminMixin, SimpleHis
             return super().process_import(request, **kwargs)
         finally:
             storage.remove()
+
+    def get_export_filename(self, request, queryset, file_format):  # type: ignore[no-untyped-def]
+        # "sauschwer-objects-2026-12-02.xlsx", the list's own name, not the class name
+        plural = slugify(str(self.model._meta.verbose_name_plural))
+        return f"{plural}-{timezone.localdate():%Y-%m-%d}.{file_format.get_extension()}"
 
     def save_formset(self, request, form, formset, change):  # type: ignore[no-untyped-def]
         # The card's translations (and other inline rows) say in their history why they changed.

@@ -87,7 +87,7 @@ class CatalogueReport:
         for f in self.files:
             lines.append(
                 f"{f.path}: {f.new} new, {f.updated} updated, {f.unchanged} unchanged"
-                + (f", {len(f.errors)} errors" if f.errors else "")
+                + (f", {len(f.errors)} error{'s' if len(f.errors) != 1 else ''}" if f.errors else "")
             )
         return "\n".join(lines)
 

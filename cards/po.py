@@ -108,7 +108,7 @@ class PoReport:
     def summary(self) -> str:
         line = (
             f"{self.updated} updated, {self.unchanged} unchanged, {self.skipped} left alone, "
-            f"{self.conflicts} conflicts, {self.errors} errors"
+            f"{_count(self.conflicts, 'conflict')}, {_count(self.errors, 'error')}"
         )
         if self.errors:
             return line + "; nothing was saved."
@@ -425,3 +425,7 @@ def _import_entry(
         return
     row.save()
     report.updated += 1
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"

@@ -31,7 +31,7 @@ def test_the_empty_add_slogan_card_form_has_no_findings_and_asks_to_fill_in_the_
 
 def test_an_incomplete_slogan_card_says_why_once_and_never_that_empty_options_repeat(mini_catalogue, su):
     data = _form(su)
-    text_field = next(name for name in data if name.startswith("slogans-0-") and name.endswith("-text")
+    text_field = next(name for name in data if (name.startswith("slogans-0-") and name.endswith("-text"))
                       or name == "slogans-0-text")
     data[text_field] = "Nicht immer, aber immer öfter."
     answer = su.post(PREVIEW, data).json()

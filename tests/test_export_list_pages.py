@@ -2,6 +2,7 @@
 numbers as numbers and name their sheet after the content type."""
 
 import io
+import re
 
 import openpyxl
 import pytest
@@ -87,3 +88,14 @@ def test_an_exported_workbook_imports_back_unchanged(mini_catalogue, client):
     page = response.content.decode()
     count = SauschwerObject.objects.count()
     assert f"0 new, 0 to update, {count} unchanged" in " ".join(page.split())
+
+
+def test_an_export_file_is_named_after_the_list_not_the_class(mini_catalogue, viewer):
+    opts = SauschwerObject._meta
+    resource = admin.site._registry[SauschwerObject].resource_classes[0]
+    fields = {f"{resource.__name__.lower()}_{f.column_name}": "on"
+              for f in resource().get_export_fields()}
+    response = viewer.post(reverse(f"admin:cards_{opts.model_name}_export"),
+                           {"format": "1", "resource": "0", **fields})
+    assert re.fullmatch(r'attachment; filename="sauschwer-objects-\d{4}-\d{2}-\d{2}\.xlsx"',
+                        response["Content-Disposition"]), response["Content-Disposition"]
