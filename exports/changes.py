@@ -246,6 +246,31 @@ def changed_cards(changes: dict[str, Any]) -> list[dict[str, Any]]:
             for entry in changes["lists"] for item in entry["changed"]]
 
 
+def untranslated(pack: dict[str, Any]) -> list[dict[str, str]]:
+    """Every text of a pack in another language that goes out in German because it has no
+    translation yet ("fallback"; a slogan that stays German on purpose is not one), each with
+    the list and the card it is on."""
+    found: list[dict[str, str]] = []
+
+    def walk(value: Any, list_name: str, key: str) -> None:
+        if isinstance(value, dict):
+            key = value.get("key", key) if isinstance(value.get("key"), str) else key
+            if value.get("status") == "fallback":
+                text = next((v for name, v in value.items()
+                             if name not in ("status", "source_text", "key") and isinstance(v, str)), "")
+                found.append({"list": list_name, "key": key, "text": text})
+            for inner in value.values():
+                if isinstance(inner, (dict, list)):
+                    walk(inner, list_name, key)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner, list_name, key)
+
+    for list_name, entries in sorted(pack.get("body", {}).items()):
+        walk(entries, list_name, "")
+    return found
+
+
 @dataclass(frozen=True)
 class Pending:
     """What publishing now would release: the newest release, the draft, and the changes."""
@@ -262,6 +287,10 @@ class Pending:
     @property
     def empty(self) -> bool:
         return self.latest is not None and self.latest.body_sha256 == self.draft["sha256"]
+
+    @property
+    def untranslated(self) -> list[dict[str, str]]:
+        return untranslated(self.draft)
 
 
 def pending(game: str, language: str) -> Pending:

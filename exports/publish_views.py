@@ -42,6 +42,8 @@ class ConfirmForm(forms.Form):
     confirm = forms.BooleanField(
         required=True, label="I have checked the changes above",
         error_messages={"required": "Tick the box to confirm: a release is frozen for good."})
+    publish_untranslated = forms.BooleanField(
+        required=False, label="Publish the untranslated texts in German")
     reviewed_version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
     reviewed_sha256 = forms.RegexField(regex=r"^[0-9a-f]{64}$", widget=forms.HiddenInput)
 
@@ -112,6 +114,10 @@ def _review_page(site: Any, request: HttpRequest, state: Pending, form: ConfirmF
                   else f"Publish {label} ({language}) release {state.version}"),
         "game": game, "game_label": label, "language": language, "state": state, "form": form,
         "card_pairs": changed_cards(state.changes),
+        "untranslated": state.untranslated[:SHOWN_PER_GROUP],
+        "untranslated_count": len(state.untranslated),
+        "editor_url": (reverse("admin:cards_translate", args=[game, language]) + "?state=empty"
+                       if language != settings.KARTOTHEK_LANGUAGES[0] else ""),
         **changes_context(state.changes, pairs=True),
     }
     return TemplateResponse(request, "admin/exports/publish_review.html", context)
@@ -131,6 +137,15 @@ def review_view(site: Any, request: HttpRequest, game: str, language: str) -> Ht
         return _review_page(site, request, state, _fresh_form(state), game, language)
     form = ConfirmForm(request.POST)
     problem = None
+    untranslated_problem = ""
+    if form.is_valid() and not form.cleaned_data["publish_untranslated"]:
+        missing = pending(game, language).untranslated
+        if missing:
+            untranslated_problem = (
+                f"{len(missing)} text{'s have' if len(missing) != 1 else ' has'} no "
+                f"{language.upper()} translation and would be published in German: translate "
+                "them first, or tick the box to publish them as they are.")
+            form.add_error("publish_untranslated", untranslated_problem)
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -164,4 +179,6 @@ def review_view(site: Any, request: HttpRequest, game: str, language: str) -> Ht
     form.is_valid()
     if problem:
         form.add_error(None, problem)
+    if untranslated_problem:
+        form.add_error("publish_untranslated", untranslated_problem)
     return _review_page(site, request, state, form, game, language)

@@ -24,5 +24,6 @@ def confirm_publish(client: Client, game: str, language: str, *, note: str = "",
     page = client.get(review_url(game, language))
     assert page.status_code == 200, page.status_code
     return client.post(review_url(game, language),
-                       {**reviewed(page.content.decode()), "note": note, "confirm": "on"},
+                       {**reviewed(page.content.decode()), "note": note, "confirm": "on",
+                           "publish_untranslated": "on"},
                        follow=follow)

@@ -181,7 +181,8 @@ def test_a_curator_publishes_from_the_admin_and_unchanged_content_is_no_change(m
     assert "Nothing changed since" in again and 'id="publish-form"' not in again
     # The same confirmation sent again (a second tab opened before) publishes nothing.
     response = client.post(review_url("sign", "en"), {
-        "confirm": "on", "reviewed_version": "0", "reviewed_sha256": release.body_sha256})
+        "confirm": "on",
+            "publish_untranslated": "on", "reviewed_version": "0", "reviewed_sha256": release.body_sha256})
     assert "Sign (en) v1 was published by carla while you were reviewing" in (
         response.content.decode())
     assert Release.objects.count() == 1
@@ -209,5 +210,6 @@ def test_translators_cannot_publish(mini_catalogue, client):
     assert client.post("/admin/exports/publish/", {"game": "sign", "language": "en"}
                        ).status_code == 403
     assert client.get(review_url("sign", "en")).status_code == 403
-    assert client.post(review_url("sign", "en"), {"confirm": "on"}).status_code == 403
+    assert client.post(review_url("sign", "en"), {"confirm": "on",
+        "publish_untranslated": "on"}).status_code == 403
     assert not Release.objects.exists()

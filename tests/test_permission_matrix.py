@@ -644,6 +644,7 @@ def _print_payload(world: World, su: Client) -> dict[str, Any]:
 def _publish_payload(world: World, su: Client) -> dict[str, Any]:
     # what the review page shows (the world changed an object since release 1), confirmed
     return {**page_form(su, "/admin/exports/publish/sauschwer/en/"), "confirm": "on",
+        "publish_untranslated": "on",
             "note": "Geprüft."}
 
 

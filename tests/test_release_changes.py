@@ -270,7 +270,7 @@ def test_two_curators_confirming_at_once_make_exactly_one_release(mini_catalogue
                                        weight_g=500 + round_number, source="gewogen")
         forms = [reviewed(c.get(review_url("sauschwer", "en")).content.decode()) for c in clients]
         posts = [lambda c=c, f=f: c.post(review_url("sauschwer", "en"),
-                                         {**f, "confirm": "on", "note": "mine"})
+                                         {**f, "confirm": "on", "publish_untranslated": "on", "note": "mine"})
                  for c, f in zip(clients, forms, strict=True)]
         answers = race(*posts)
         codes = sorted(getattr(a, "status_code", repr(a)) for a in answers)
@@ -316,7 +316,8 @@ def test_a_confirmation_without_what_was_reviewed_shows_the_review_again(release
     from tests.publishing import review_url, reviewed
 
     scripted_edit()
-    page = curator_client.post(review_url("sauschwer", "en"), {**form, "confirm": "on"})
+    page = curator_client.post(review_url("sauschwer", "en"), {**form, "confirm": "on",
+        "publish_untranslated": "on"})
     assert page.status_code == 200
     # shown again with the values of what is on screen now: confirming that publishes
     assert reviewed(page.content.decode())["reviewed_version"] == "1"
@@ -329,7 +330,8 @@ def test_a_control_character_in_the_note_is_refused_on_the_page(released, curato
     scripted_edit()
     url = review_url("sauschwer", "en")
     form = reviewed(curator_client.get(url).content.decode())
-    page = curator_client.post(url, {**form, "confirm": "on", "note": "a\x07b"}).content.decode()
+    page = curator_client.post(url, {**form, "confirm": "on",
+        "publish_untranslated": "on", "note": "a\x07b"}).content.decode()
     assert "The note holds a control character; write plain text." in page
     assert Release.objects.filter(game="sauschwer", language="en").count() == 1
 

@@ -106,7 +106,7 @@ def publish_on(browser: Browser, port: int, game: str, language: str) -> int:
     fields = {k.decode(): v.decode() for k, v in re.findall(rb'name="(reviewed_\w+)" value="([^"]*)"', page)}
     token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page)
     assert token is not None and fields, page[:500]
-    return browser.request(port, "POST", review, {**fields, "confirm": "on",
+    return browser.request(port, "POST", review, {**fields, "confirm": "on", "publish_untranslated": "on",
                                                    "csrfmiddlewaretoken": token.group(1).decode()})[0]
 
 
@@ -166,7 +166,7 @@ def test_a_release_published_on_one_server_is_served_by_the_other_at_once(two_se
 
     for version in (1, 2):
         # what the review page shows and its confirmation sends back
-        reviewed = {"reviewed_version": str(version - 1), "confirm": "on",
+        reviewed = {"reviewed_version": str(version - 1), "confirm": "on", "publish_untranslated": "on",
                     "reviewed_sha256": pending("sauschwer", "en").draft["sha256"]}
         status, headers, _ = curator.post_form(a, "/admin/exports/publish/sauschwer/en/", reviewed)
         assert status == 302, status
