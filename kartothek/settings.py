@@ -177,6 +177,8 @@ STORAGES = {
 
 # Release signatures (exports/signing.py): base64 of a 32-byte Ed25519 seed, or a PEM key.
 KARTOTHEK_SIGNING_KEY = env_str("KARTOTHEK_SIGNING_KEY")
+# The retired signing keys with their endorsements of the next key (manage.py rotate_signing_key).
+KARTOTHEK_PREVIOUS_SIGNING_KEYS = env_str("KARTOTHEK_PREVIOUS_SIGNING_KEYS")
 # Webhooks on publish (exports/webhooks.py): the site's public address for the URLs in a
 # message (empty: paths only), and whether endpoints on loopback/private/link-local addresses
 # are allowed (off: a curator could otherwise make the server probe its own network).
