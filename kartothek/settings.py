@@ -33,6 +33,10 @@ if not SECRET_KEY:
             "(or DEBUG=1 for local development, where a throw-away key is used)."
         )
     SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+if SECRET_KEY.strip().lower().startswith("change-me"):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is still the placeholder from deploy/production.env.example: make one of "
+        "your own, e.g. python -c \"import secrets; print(secrets.token_urlsafe(50))\".")
 
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else []
