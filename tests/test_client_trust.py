@@ -48,7 +48,7 @@ class Mirror:
         mirror = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 if self.path in mirror.forged:
                     status, headers, body = mirror.forged[self.path]
                 else:
