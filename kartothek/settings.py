@@ -60,16 +60,19 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Every answer's security headers come from the middleware above WhiteNoise, so static
+    # files carry the same CSP, X-Frame-Options, nosniff, HSTS and Referrer-Policy as pages
+    # (WhiteNoise answers /static/ itself: the middleware below it never sees those answers).
+    "csp.middleware.CSPMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Static files straight after the security headers, before sessions are loaded.
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # /api/ answers a JSON 503 while the database cannot be reached (kartothek/unavailable.py).
     "kartothek.unavailable.DatabaseUnavailableMiddleware",
     # Last, as django-axes asks: turns a locked-out login into its 429 answer.

@@ -277,11 +277,27 @@ def test_gunicorn_serves_a_styled_admin_with_debug_off_and_the_security_headers(
             assert css_headers.get("content-encoding") == "gzip"
             assert b"{" in gzip.decompress(css)
             assert "max-age=315360000" in css_headers["cache-control"]  # hashed: cached for ever
+            for name in ("content-security-policy", "x-frame-options", "x-content-type-options",
+                         "strict-transport-security", "referrer-policy"):
+                assert css_headers.get(name) == headers.get(name), name  # as on every page
         # The unhashed name is served too, but only cached for a minute (it may change).
         status, plain_headers, _ = get(port, "/static/admin/css/base.css", https)
         assert status == 200 and plain_headers["cache-control"] == "max-age=60, public"
     finally:
         stop(server)
+
+
+@pytest.mark.django_db
+def test_static_files_carry_the_security_headers_every_page_has(client, settings):
+    settings.WHITENOISE_USE_FINDERS = True  # read when the client's first request loads it
+    page = client.get("/admin/login/")
+    static = client.get("/static/play/play.css")
+    assert static.status_code == 200 and static["Content-Type"].startswith("text/css")
+    assert "frame-ancestors 'none'" in page["Content-Security-Policy"]
+    for name in ("Content-Security-Policy", "X-Frame-Options", "X-Content-Type-Options",
+                 "Referrer-Policy", "Cross-Origin-Opener-Policy"):
+        assert static.get(name) == page.get(name), name
+    assert static["X-Frame-Options"] == "DENY"
 
 
 # --- login throttling, the admin's path --------------------------------------------------
