@@ -283,8 +283,14 @@ def test_gunicorn_serves_a_styled_admin_with_debug_off_and_the_security_headers(
         # The unhashed name is served too, but only cached for a minute (it may change).
         status, plain_headers, _ = get(port, "/static/admin/css/base.css", https)
         assert status == 200 and plain_headers["cache-control"] == "max-age=60, public"
+        # The access log has paths, never query strings or Referers (they can carry tokens).
+        get(port, "/play/ABCD/rejoin?token=secret-in-the-query",
+            {**https, "Referer": "https://elsewhere.example/?seat=secret-in-the-referer"})
     finally:
         stop(server)
+    logged = log.read_text()
+    assert '"GET /play/ABCD/rejoin HTTP/1.1"' in logged
+    assert "secret-in-the-query" not in logged and "secret-in-the-referer" not in logged
 
 
 @pytest.mark.django_db
