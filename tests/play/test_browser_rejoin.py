@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_a_rejoin_link_takes_the_seat_without_the_token_in_any_request_url(live_server, browser):
     release_of("sauschwer")
-    room, host = rooms.open_room(game="sauschwer", language="en", name="Ada")
+    room, _host = rooms.open_room(game="sauschwer", language="en", name="Ada")
     ben = rooms.join(room, name="Ben")
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()
