@@ -15,6 +15,10 @@ workers = int(os.environ.get("WEB_CONCURRENCY") or (2 * (os.cpu_count() or 1) + 
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 accesslog = "-"
+# The default format logs the request line with its query string and the Referer, which can
+# carry secrets (a token someone put in a query). This one logs the path only (%(U)s: no
+# query) and no Referer: method, path, protocol, status, size, duration and user agent.
+access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(B)s %(M)sms "%(a)s"'
 errorlog = "-"
 # Workers are recycled now and then so a slow leak cannot grow for ever.
 max_requests = 2000

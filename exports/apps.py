@@ -17,3 +17,4 @@ class ExportsConfig(AppConfig):
         # the signing key's system check; webhooks announce every new release, and their
         # admin pages (after the admin's autodiscover, before any URL is resolved)
         from exports import signing, webhooks, webhooks_admin  # noqa: F401
+        from kartothek import deploy_checks  # noqa: F401  (check --deploy: no example secrets)

@@ -10,6 +10,16 @@ A signature covers the exact bytes of the release file (what ``/api/packs/G/L/N.
 serves uncompressed). It is written once at publish into ``ReleaseSignature`` and never
 changed; ``manage.py sign_releases`` signs releases published before a key existed.
 The key id is the first 16 hex digits of the sha256 of the raw 32-byte public key.
+
+Rotation: a client that pinned a key accepts a new one only when a key it trusts endorsed
+it, i.e. signed :func:`endorsement_statement` of the new key. ``manage.py rotate_signing_key``
+makes a new key and the endorsement by the current one; the server is then configured with
+``KARTOTHEK_SIGNING_KEY`` (the new private key) and ``KARTOTHEK_PREVIOUS_SIGNING_KEYS``: the
+retired keys, oldest first, each as ``PUBLIC_KEY_BASE64:ENDORSEMENT_BASE64`` (comma- or
+whitespace-separated), where the endorsement is that key's signature of the statement of the
+key after it in the chain (the next retired key, or for the last one the current key).
+``/api/keys`` lists the whole chain, so releases signed by a retired key still verify and a
+client can walk from any key it pinned to the current one.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
@@ -66,9 +77,23 @@ def key_id_of(public_raw: bytes) -> str:
     return hashlib.sha256(public_raw).hexdigest()[:16]
 
 
+ENDORSEMENT_CONTEXT = "kartothek-signing-key-endorsement-v1"
+
+
+def endorsement_statement(public_raw: bytes) -> bytes:
+    """The exact bytes an older key signs to endorse a new key: a fixed context (so no other
+    signature of the old key can serve as one), the new key's id and its public key."""
+    return (f"{ENDORSEMENT_CONTEXT}\nkey_id={key_id_of(public_raw)}\n"
+            f"public_key={base64.b64encode(public_raw).decode('ascii')}\n").encode("ascii")
+
+
 def parse_private_key(text: str) -> Ed25519PrivateKey:
     """A private key from base64 of a raw 32-byte seed, or from a PEM private key."""
     text = text.strip()
+    if text.lower().startswith("change-me"):
+        raise SigningKeyError("KARTOTHEK_SIGNING_KEY is still the placeholder from "
+                              "deploy/production.env.example: make a key of your own "
+                              "('python manage.py rotate_signing_key --first').")
     if text.startswith("-----BEGIN"):
         try:
             key = serialization.load_pem_private_key(text.encode("ascii"), password=None)
@@ -120,22 +145,92 @@ def signing_key() -> SigningKey | None:
     return None
 
 
+@dataclass(frozen=True)
+class RetiredKey:
+    public_raw: bytes
+    endorsement: bytes  # this key's signature of the statement of the next key in the chain
+
+    @property
+    def key_id(self) -> str:
+        return key_id_of(self.public_raw)
+
+
+def parse_previous_keys(text: str) -> list[RetiredKey]:
+    """``KARTOTHEK_PREVIOUS_SIGNING_KEYS``: ``PUBLIC:ENDORSEMENT`` entries, oldest first."""
+    retired = []
+    for number, entry in enumerate(text.replace(",", " ").split(), start=1):
+        public_b64, _, endorsement_b64 = entry.partition(":")
+        try:
+            public_raw = base64.b64decode(public_b64, validate=True)
+            endorsement = base64.b64decode(endorsement_b64, validate=True)
+        except (binascii.Error, ValueError):
+            raise SigningKeyError(f"KARTOTHEK_PREVIOUS_SIGNING_KEYS entry {number} is not "
+                                  "PUBLIC_KEY_BASE64:ENDORSEMENT_BASE64.") from None
+        if len(public_raw) != 32 or len(endorsement) != 64:
+            raise SigningKeyError(f"KARTOTHEK_PREVIOUS_SIGNING_KEYS entry {number}: a public "
+                                  "key has 32 bytes and an endorsement 64.")
+        retired.append(RetiredKey(public_raw, endorsement))
+    return retired
+
+
+def previous_keys() -> tuple[RetiredKey, ...]:
+    """The retired keys, oldest first, each endorsing the next (checked: a broken chain is an
+    error, so the server never serves a list clients would refuse)."""
+    configured = os.environ.get("KARTOTHEK_PREVIOUS_SIGNING_KEYS", "")
+    if not configured:
+        configured = getattr(settings, "KARTOTHEK_PREVIOUS_SIGNING_KEYS", "") or ""
+    retired = parse_previous_keys(configured)
+    if not retired:
+        return ()
+    current = signing_key()
+    if current is None:
+        raise SigningKeyError("KARTOTHEK_PREVIOUS_SIGNING_KEYS is set but KARTOTHEK_SIGNING_KEY "
+                              "is not: the chain must end at the current key.")
+    following = [r.public_raw for r in retired[1:]] + [current.public_raw]
+    for number, (old, new) in enumerate(zip(retired, following, strict=True), start=1):
+        try:
+            Ed25519PublicKey.from_public_bytes(old.public_raw).verify(
+                old.endorsement, endorsement_statement(new))
+        except (InvalidSignature, ValueError):
+            raise SigningKeyError(
+                f"KARTOTHEK_PREVIOUS_SIGNING_KEYS entry {number} (key {old.key_id}): its "
+                f"endorsement does not verify for key {key_id_of(new)}, the next in the chain; "
+                "clients would refuse the new key.") from None
+    return tuple(retired)
+
+
+def _pem_of(public_raw: bytes) -> str:
+    return Ed25519PublicKey.from_public_bytes(public_raw).public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    ).decode("ascii")
+
+
 def public_keys() -> list[dict[str, str]]:
-    """The keys a client may verify with (the current one; a rotated-out key would stay)."""
+    """The signed key list, oldest first: every retired key (releases they signed still
+    verify) and the current one last. A key after the first carries ``endorsed_by`` (the
+    id of the key before it) and ``endorsement``: that key's Ed25519 signature of
+    :func:`endorsement_statement` of this key, so a client walks from a key it pinned."""
     key = signing_key()
     if key is None:
         return []
-    return [{
-        "id": key.key_id, "algorithm": ALGORITHM,
-        "public_key": base64.b64encode(key.public_raw).decode("ascii"),
-        "pem": key.public_pem,
-    }]
+    retired = previous_keys()  # not cached: a few signatures, and /api/keys is cached 1 h
+    chain = [r.public_raw for r in retired] + [key.public_raw]
+    listed: list[dict[str, str]] = []
+    for index, public_raw in enumerate(chain):
+        entry = {"id": key_id_of(public_raw), "algorithm": ALGORITHM,
+                 "public_key": base64.b64encode(public_raw).decode("ascii"),
+                 "pem": _pem_of(public_raw),
+                 "status": "current" if index == len(chain) - 1 else "retired"}
+        if index > 0:
+            before = retired[index - 1]
+            entry["endorsed_by"] = before.key_id
+            entry["endorsement"] = base64.b64encode(before.endorsement).decode("ascii")
+        listed.append(entry)
+    return listed
 
 
 def verify(public_key_b64: str, data: bytes, signature_b64: str) -> bool:
     """Whether signature_b64 is a valid Ed25519 signature of data under the public key."""
-    from cryptography.exceptions import InvalidSignature
-
     try:
         public = Ed25519PublicKey.from_public_bytes(base64.b64decode(public_key_b64))
         public.verify(base64.b64decode(signature_b64), data)
@@ -163,6 +258,7 @@ def sign_release(release) -> object | None:  # type: ignore[no-untyped-def]
 def check_signing_key(app_configs, **kwargs):  # type: ignore[no-untyped-def]
     try:
         key = signing_key()
+        previous_keys()
     except SigningKeyError as exc:
         return [checks.Error(str(exc), id="exports.E001")]
     if key is None:

@@ -17,7 +17,8 @@ urlpatterns = [
     path("<str:code>/fragment", views.fragment, name="fragment"),
     path("<str:code>/hand", views.hand_over, name="hand"),
     path("<str:code>/host/<str:control>", views.host_control, name="host"),
-    path("<str:code>/rejoin/<str:token>", views.rejoin, name="rejoin"),
+    # the seat's token travels in the fragment (#TOKEN) and a POST, never in the path
+    path("<str:code>/rejoin", views.rejoin, name="rejoin"),
     path("<str:code>/replay", views.replay_page, name="replay"),
     path("<str:code>/seats", views.seats_page, name="seats"),
     path("<str:code>/colours.css", views.sign_colours, name="colours"),

@@ -506,10 +506,22 @@ def fragment(request: HttpRequest, code: str) -> HttpResponse:
 
 
 @player_language
-def rejoin(request: HttpRequest, code: str, token: str) -> HttpResponse:
-    """A seat's rejoin link (another device): the token becomes this browser's seat."""
+def rejoin(request: HttpRequest, code: str) -> HttpResponse:
+    """A seat's rejoin link (another device), ``/play/CODE/rejoin#TOKEN``: the token is in the
+    fragment, which browsers never send, so it stays out of URLs, access logs and Referers.
+    GET shows a form the page's script fills from the fragment and POSTs; the POST exchanges
+    the token for this browser's seat cookie (without script the token can be pasted)."""
     room = _room_or_404(code)
-    seat = rooms.seat_for_token(room, token)
+    if request.method == "POST":
+        return _rejoin_exchange(request, room, request.POST.get("token", "").strip())
+    response = render(request, "play/rejoin_exchange.html",
+                      {"room": room, "game_name": GAME_NAMES[room.game]})
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _rejoin_exchange(request: HttpRequest, room: Room, token: str) -> HttpResponse:
+    seat = rooms.seat_for_token(room, token) if token else None
     if seat is None:
         return render(request, "play/no_seat.html", {"room": room, "game_name": GAME_NAMES[room.game],
                                                      "bad_link": True}, status=403)
@@ -623,7 +635,7 @@ def _rejoin_link(request: HttpRequest, room: Room, by: Seat, target: str) -> Htt
         if not by.host:
             raise rooms.NotAllowed(_("Only the host can show a rejoin link."))
         token = rooms.new_token(room, by, target)  # the seat's old token stops working
-    url = request.build_absolute_uri(reverse("play:rejoin", args=[room.code, token]))
+    url = request.build_absolute_uri(reverse("play:rejoin", args=[room.code])) + "#" + token
     name = next((s["name"] for s in rooms.snapshot(room, None)["seats"] if s["seat"] == target), target)
     response = render(request, "play/rejoin.html", {
         "room": room, "game_name": GAME_NAMES[room.game], "url": url, "qr": _qr_svg(url), "name": name,

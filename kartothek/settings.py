@@ -33,6 +33,10 @@ if not SECRET_KEY:
             "(or DEBUG=1 for local development, where a throw-away key is used)."
         )
     SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+if SECRET_KEY.strip().lower().startswith("change-me"):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is still the placeholder from deploy/production.env.example: make one of "
+        "your own, e.g. python -c \"import secrets; print(secrets.token_urlsafe(50))\".")
 
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else []
@@ -56,16 +60,19 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Every answer's security headers come from the middleware above WhiteNoise, so static
+    # files carry the same CSP, X-Frame-Options, nosniff, HSTS and Referrer-Policy as pages
+    # (WhiteNoise answers /static/ itself: the middleware below it never sees those answers).
+    "csp.middleware.CSPMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Static files straight after the security headers, before sessions are loaded.
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # /api/ answers a JSON 503 while the database cannot be reached (kartothek/unavailable.py).
     "kartothek.unavailable.DatabaseUnavailableMiddleware",
     # Last, as django-axes asks: turns a locked-out login into its 429 answer.
@@ -177,6 +184,8 @@ STORAGES = {
 
 # Release signatures (exports/signing.py): base64 of a 32-byte Ed25519 seed, or a PEM key.
 KARTOTHEK_SIGNING_KEY = env_str("KARTOTHEK_SIGNING_KEY")
+# The retired signing keys with their endorsements of the next key (manage.py rotate_signing_key).
+KARTOTHEK_PREVIOUS_SIGNING_KEYS = env_str("KARTOTHEK_PREVIOUS_SIGNING_KEYS")
 # Webhooks on publish (exports/webhooks.py): the site's public address for the URLs in a
 # message (empty: paths only), and whether endpoints on loopback/private/link-local addresses
 # are allowed (off: a curator could otherwise make the server probe its own network).

@@ -2,10 +2,17 @@
 
 ``Client(base_url, cache_dir).update(game, language)`` brings the cached pack up to the newest
 release: nothing when it is current, a delta when the server has one, else the full release.
-Whatever it keeps has passed two checks: its sha256 is the release's (the delta's
-``to_sha256`` or the release's ETag), and its Ed25519 signature verifies under a key the
-client trusts: the keys passed in, or else those ``/api/keys`` gave on first use, which are
-then pinned in the cache folder (trust on first use, like SSH).
+Whatever it keeps has passed these checks: its sha256 is the release's (the delta's
+``to_sha256`` or the release's ETag); its Ed25519 signature verifies under a key the client
+trusts; the signed pack says it is the game, language and release version asked for; and it
+is newer than the pack already cached (a cached release is never replaced by an older one).
+
+Trusted keys are the keys passed in, or else those ``/api/keys`` gave on first use, which
+are then pinned in the cache folder (trust on first use, like SSH). Once keys are pinned or
+given, a server cannot add one: a pack signed by an unknown key is refused, unless
+``/api/keys`` shows a chain of endorsements from a trusted key to it (each key signed by the
+one before, over ``endorsement_statement``), which is how the server rotates its key. The
+client then pins the endorsed keys (in memory only, when the keys were passed in).
 """
 
 from __future__ import annotations
@@ -53,6 +60,45 @@ class Pack:
         return parsed
 
 
+ENDORSEMENT_CONTEXT = "kartothek-signing-key-endorsement-v1"
+
+
+def key_id_of(public_raw: bytes) -> str:
+    return hashlib.sha256(public_raw).hexdigest()[:16]
+
+
+def endorsement_statement(public_raw: bytes) -> bytes:
+    """What an older key signs to endorse a newer one (the same bytes exports.signing makes)."""
+    return (f"{ENDORSEMENT_CONTEXT}\nkey_id={key_id_of(public_raw)}\n"
+            f"public_key={base64.b64encode(public_raw).decode('ascii')}\n").encode("ascii")
+
+
+def endorsed_keys(trusted: dict[str, str], listed: list[dict[str, Any]]) -> dict[str, str]:
+    """The keys of a served key list that a chain of valid endorsements links to a trusted
+    key (trusted ones excluded): {key id: base64 public key}. A listed key whose id is not
+    its public key's, or whose endorsement does not verify, is left out."""
+    known = dict(trusted)
+    found: dict[str, str] = {}
+    progress = True
+    while progress:
+        progress = False
+        for entry in listed:
+            try:
+                key_id, public_b64 = str(entry["id"]), str(entry["public_key"])
+                endorser = str(entry.get("endorsed_by", ""))
+                public_raw = base64.b64decode(public_b64, validate=True)
+                if key_id in known or endorser not in known or key_id_of(public_raw) != key_id:
+                    continue
+                Ed25519PublicKey.from_public_bytes(base64.b64decode(known[endorser])).verify(
+                    base64.b64decode(str(entry["endorsement"]), validate=True),
+                    endorsement_statement(public_raw))
+            except (InvalidSignature, ValueError, KeyError, TypeError):
+                continue
+            known[key_id] = found[key_id] = public_b64
+            progress = True
+    return found
+
+
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         return None  # 302/303 come back as HTTPError and are read by the client itself
@@ -72,7 +118,7 @@ class Client:
         self.base_url = base_url.rstrip("/")
         self.cache_dir = Path(cache_dir).expanduser()
         self.timeout = timeout
-        self._given_keys = public_keys
+        self._given_keys = dict(public_keys) if public_keys is not None else None
         self._opener = urllib.request.build_opener(_NoRedirects)
         self.requests: list[str] = []  # paths asked for, in order (for tests and logs)
 
@@ -104,17 +150,36 @@ class Client:
     def _keys_file(self) -> Path:
         return self.cache_dir / "keys.json"
 
-    def trusted_keys(self, *, refresh: bool = False) -> dict[str, str]:
+    def _pinned(self) -> dict[str, str]:
+        if not self._keys_file().exists():
+            return {}
+        pinned: dict[str, str] = json.loads(self._keys_file().read_text(encoding="utf-8"))
+        return pinned
+
+    def trusted_keys(self) -> dict[str, str]:
+        """The keys passed in, else the pinned ones; with neither, /api/keys (then pinned)."""
         if self._given_keys is not None:
             return self._given_keys
-        pinned: dict[str, str] = {}
-        if self._keys_file().exists():
-            pinned = json.loads(self._keys_file().read_text(encoding="utf-8"))
-        if not pinned or refresh:
-            served = {k["id"]: k["public_key"] for k in self._json("/api/keys")["keys"]}
-            # pinned keys are kept: a key once trusted is never replaced by what a server says
-            pinned = {**served, **pinned}
+        pinned = self._pinned()
+        if not pinned:
+            served = self._json("/api/keys")["keys"]
+            # first use: the server's own keys, each under the id its public key gives
+            pinned = {k["id"]: k["public_key"] for k in served
+                      if key_id_of(base64.b64decode(k["public_key"])) == k["id"]}
             _write_atomic(self._keys_file(), json.dumps(pinned, sort_keys=True).encode())
+        return pinned
+
+    def _learn_endorsed(self, key_id: str, keys: dict[str, str]) -> dict[str, str]:
+        """A key not trusted yet: trusted only if /api/keys endorses it by a chain from a
+        trusted key; then pinned with the keys on that chain. Nothing else is stored."""
+        new = endorsed_keys(keys, self._json("/api/keys").get("keys", []))
+        if key_id not in new:
+            return keys
+        if self._given_keys is not None:
+            self._given_keys.update(new)
+            return self._given_keys
+        pinned = {**new, **self._pinned()}  # a key once pinned is never replaced
+        _write_atomic(self._keys_file(), json.dumps(pinned, sort_keys=True).encode())
         return pinned
 
     def _verify_signature(self, game: str, language: str, version: int, data: bytes,
@@ -125,17 +190,19 @@ class Client:
             sig = self._json(f"/api/packs/{game}/{language}/{version}.json.sig")
             key_id, signature = sig["key_id"], sig["signature"]
         keys = self.trusted_keys()
-        if key_id not in keys and self._given_keys is None:
-            keys = self.trusted_keys(refresh=True)  # a new key on the server: learn it once
+        if key_id not in keys:
+            keys = self._learn_endorsed(key_id, keys)  # a rotated key, endorsed by a trusted one
         if key_id not in keys:
             raise VerificationError(f"Release {version} is signed with key {key_id}, which "
-                                    "this client does not trust.")
+                                    "this client does not trust, and no key it trusts "
+                                    "endorsed it.")
         try:
             Ed25519PublicKey.from_public_bytes(base64.b64decode(keys[key_id])).verify(
                 base64.b64decode(signature), data)
         except (InvalidSignature, ValueError) as exc:
             raise VerificationError(f"Release {version} of {game} ({language}): the signature "
                                     f"does not verify ({exc.__class__.__name__}).") from None
+        _check_identity(data, game, language, version)
         return key_id
 
     # --- the cache ---------------------------------------------------------------------------
@@ -158,11 +225,17 @@ class Client:
         return Pack(game, language, meta["version"], data, meta["sha256"], meta["key_id"],
                     "cached")
 
-    def _keep(self, pack: Pack) -> None:
+    def _keep(self, pack: Pack) -> Pack:
+        """Keep the pack unless a newer one is cached already (another process may have
+        updated meanwhile): the cache never goes backwards. The pack now cached."""
+        have = self.cached(pack.game, pack.language)
+        if have is not None and have.version >= pack.version:
+            return have
         folder = self._folder(pack.game, pack.language)
         _write_atomic(folder / "pack.json", pack.data)
         _write_atomic(folder / "meta.json", json.dumps(
             {"version": pack.version, "sha256": pack.sha256, "key_id": pack.key_id}).encode())
+        return pack
 
     # --- updating --------------------------------------------------------------------------
 
@@ -176,7 +249,12 @@ class Client:
         return int(found.group(1))
 
     def update(self, game: str, language: str) -> Pack:
-        """The newest release, verified and cached; by delta when one is worth having."""
+        """The newest release, verified and cached; by delta when one is worth having.
+
+        A "latest" older than the cached pack is ignored and the cached pack returned: a
+        CDN or mirror may lag behind (``latest`` is cacheable for 60 s) and an older release
+        is never newer content, so going back is refused without making a healthy loop fail.
+        """
         have = self.cached(game, language)
         version = self.latest_version(game, language)
         if have is not None and have.version >= version:
@@ -184,11 +262,8 @@ class Client:
         if have is not None:
             pack = self._by_delta(have, version)
             if pack is not None:
-                self._keep(pack)
-                return pack
-        pack = self._full(game, language, version)
-        self._keep(pack)
-        return pack
+                return self._keep(pack)
+        return self._keep(self._full(game, language, version))
 
     def _by_delta(self, have: Pack, version: int) -> Pack | None:
         answer = self._get(f"/api/packs/{have.game}/{have.language}/"
@@ -198,6 +273,12 @@ class Client:
         if answer.status != 200:
             raise KartothekError(f"Delta {have.version}..{version}: {answer.status}")
         delta = json.loads(answer.body)
+        if (delta.get("game"), delta.get("language"), delta.get("to_version")) != (
+                have.game, have.language, version):
+            raise VerificationError(f"Asked for the delta {have.version}..{version} of {have.game} "
+                                    f"({have.language}), got one to release "
+                                    f"{delta.get('to_version')!r} of {delta.get('game')!r} "
+                                    f"({delta.get('language')!r}).")
         if delta.get("from_sha256") != have.sha256:
             raise VerificationError("The delta is not from the release this client holds.")
         try:
@@ -217,6 +298,20 @@ class Client:
         key_id = self._verify_signature(game, language, version, answer.body,
                                         answer.headers.get("X-Kartothek-Signature"))
         return Pack(game, language, version, answer.body, digest, key_id, "full")
+
+
+def _check_identity(data: bytes, game: str, language: str, version: int) -> None:
+    """The signed bytes must be the release asked for: a genuine signature of another game,
+    language or version (a replayed or older release) is refused."""
+    try:
+        pack = json.loads(data)
+        found = (pack.get("game"), pack.get("language"), pack.get("content_version"))
+    except (ValueError, AttributeError):
+        raise VerificationError(f"Release {version} of {game} ({language}) is not a pack.") from None
+    if found != (game, language, version) or isinstance(found[2], bool):
+        raise VerificationError(
+            f"Asked for release {version} of {game} ({language}), but the signed pack is "
+            f"release {found[2]!r} of {found[0]!r} ({found[1]!r}): not kept.")
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

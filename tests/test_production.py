@@ -30,6 +30,19 @@ def example_variables() -> dict[str, str]:
     return values
 
 
+def filled_in_variables() -> dict[str, str]:
+    """The example as an operator fills it in: every change-me secret replaced by a new one."""
+    import base64
+    import secrets
+
+    values = example_variables()
+    values["SECRET_KEY"] = secrets.token_urlsafe(50)
+    values["KARTOTHEK_SIGNING_KEY"] = base64.b64encode(secrets.token_bytes(32)).decode()
+    values["DATABASE_URL"] = values["DATABASE_URL"].replace("change-me", secrets.token_urlsafe(16))
+    assert "change-me" not in "".join(values.values()).lower()
+    return values
+
+
 def clean_environment(**extra: str) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items()
             if k in {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"}}
@@ -73,7 +86,7 @@ def test_every_variable_of_the_example_is_in_the_readme_configuration_table():
 
 
 def test_check_deploy_is_clean_with_the_example_production_variables(tmp_path):
-    env = clean_environment(**{**example_variables(), "KARTOTHEK_VAR_DIR": str(tmp_path)})
+    env = clean_environment(**{**filled_in_variables(), "KARTOTHEK_VAR_DIR": str(tmp_path)})
     result = manage(env, "check", "--deploy", "--fail-level", "DEBUG")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues (0 silenced)." in result.stdout
@@ -85,6 +98,60 @@ def test_check_deploy_names_what_is_missing_without_the_production_variables(tmp
     result = manage(env, "check", "--deploy")
     for warning in ["security.W004", "security.W008", "security.W012", "security.W016"]:
         assert warning in result.stderr + result.stdout
+
+
+def test_the_example_secrets_are_placeholders_that_refuse_to_load(tmp_path):
+    values = {**filled_in_variables(), "KARTOTHEK_VAR_DIR": str(tmp_path)}
+    kept_secret = manage(clean_environment(**{**values,
+                                              "SECRET_KEY": example_variables()["SECRET_KEY"]}),
+                         "check")
+    assert kept_secret.returncode != 0
+    assert "SECRET_KEY is still the placeholder from deploy/production.env.example" in \
+        kept_secret.stderr
+    kept_key = manage(clean_environment(**{
+        **values, "KARTOTHEK_SIGNING_KEY": example_variables()["KARTOTHEK_SIGNING_KEY"]}), "check")
+    assert kept_key.returncode != 0
+    assert "exports.E001" in kept_key.stderr
+    assert "KARTOTHEK_SIGNING_KEY is still the placeholder" in kept_key.stderr
+
+
+# What earlier versions of deploy/production.env.example held: valid values that loaded.
+EARLIER_EXAMPLE = {
+    "SECRET_KEY": "CHANGE-ME-to-a-long-random-string-of-at-least-fifty-characters-0123456789",
+    "KARTOTHEK_SIGNING_KEY": "Q0hBTkdFLU1FLWdlbmVyYXRlLXlvdXItb3duLWtleSE=",
+    "DATABASE_URL": "postgres://kartothek:CHANGE-ME@127.0.0.1:5432/kartothek",
+}
+
+
+def test_check_deploy_errors_on_every_secret_copied_from_an_earlier_example(tmp_path):
+    loadable = {k: v for k, v in EARLIER_EXAMPLE.items() if k != "SECRET_KEY"}
+    env = clean_environment(**{**filled_in_variables(), **loadable,
+                               "KARTOTHEK_VAR_DIR": str(tmp_path)})
+    result = manage(env, "check", "--deploy")
+    assert result.returncode != 0
+    out = result.stdout + result.stderr
+    for name in ("KARTOTHEK_SIGNING_KEY", "database password"):
+        assert f"{name} is the value from deploy/production.env.example" in out, out
+    assert out.count("kartothek.E001") == 2
+    # the old SECRET_KEY now stops the start (it begins with change-me, in any case)
+    env = clean_environment(**{**filled_in_variables(), "KARTOTHEK_VAR_DIR": str(tmp_path),
+                               "SECRET_KEY": EARLIER_EXAMPLE["SECRET_KEY"]})
+    assert "SECRET_KEY is still the placeholder" in manage(env, "check", "--deploy").stderr
+    # one at a time: each alone is an error
+    for name, value in loadable.items():
+        env = clean_environment(**{**filled_in_variables(), name: value,
+                                   "KARTOTHEK_VAR_DIR": str(tmp_path)})
+        alone = manage(env, "check", "--deploy")
+        assert alone.returncode != 0 and (alone.stdout + alone.stderr).count("kartothek.E001") == 1
+
+
+def test_check_without_deploy_does_not_judge_the_secrets(settings):
+    from kartothek import deploy_checks
+
+    settings.SECRET_KEY = EARLIER_EXAMPLE["SECRET_KEY"]
+    assert [e.id for e in deploy_checks.check_no_example_secrets(None)] == ["kartothek.E001"]
+    from django.core import checks
+    assert "kartothek.E001" not in [m.id for m in checks.run_checks(include_deployment_checks=False)]
 
 
 @pytest.mark.parametrize(("name", "value", "message"), [
@@ -102,7 +169,7 @@ def test_a_production_setting_that_cannot_be_understood_stops_the_start(tmp_path
 
 
 def test_the_proxy_header_and_the_security_settings_come_from_the_environment(tmp_path):
-    env = clean_environment(**{**example_variables(), "KARTOTHEK_VAR_DIR": str(tmp_path)})
+    env = clean_environment(**{**filled_in_variables(), "KARTOTHEK_VAR_DIR": str(tmp_path)})
     script = ("import django; django.setup(); from django.conf import settings as s; "
               "print(s.SECURE_PROXY_SSL_HEADER, s.SECURE_HSTS_SECONDS, s.SESSION_COOKIE_SECURE, "
               "s.CSRF_TRUSTED_ORIGINS, s.X_FRAME_OPTIONS)")
@@ -175,7 +242,7 @@ def stop(server: subprocess.Popen[bytes]) -> None:
 def test_gunicorn_serves_a_styled_admin_with_debug_off_and_the_security_headers(tmp_path):
     port = free_port()
     env = clean_environment(**{
-        **example_variables(), "DATABASE_URL": "", "KARTOTHEK_VAR_DIR": str(tmp_path),
+        **filled_in_variables(), "DATABASE_URL": "", "KARTOTHEK_VAR_DIR": str(tmp_path),
         "ALLOWED_HOSTS": "127.0.0.1", "HOST": "127.0.0.1", "PORT": str(port),
         "WEB_CONCURRENCY": "2", "CSRF_TRUSTED_ORIGINS": "https://127.0.0.1",
     })
@@ -210,11 +277,33 @@ def test_gunicorn_serves_a_styled_admin_with_debug_off_and_the_security_headers(
             assert css_headers.get("content-encoding") == "gzip"
             assert b"{" in gzip.decompress(css)
             assert "max-age=315360000" in css_headers["cache-control"]  # hashed: cached for ever
+            for name in ("content-security-policy", "x-frame-options", "x-content-type-options",
+                         "strict-transport-security", "referrer-policy"):
+                assert css_headers.get(name) == headers.get(name), name  # as on every page
         # The unhashed name is served too, but only cached for a minute (it may change).
         status, plain_headers, _ = get(port, "/static/admin/css/base.css", https)
         assert status == 200 and plain_headers["cache-control"] == "max-age=60, public"
+        # The access log has paths, never query strings or Referers (they can carry tokens).
+        get(port, "/play/ABCD/rejoin?token=secret-in-the-query",
+            {**https, "Referer": "https://elsewhere.example/?seat=secret-in-the-referer"})
     finally:
         stop(server)
+    logged = log.read_text()
+    assert '"GET /play/ABCD/rejoin HTTP/1.1"' in logged
+    assert "secret-in-the-query" not in logged and "secret-in-the-referer" not in logged
+
+
+@pytest.mark.django_db
+def test_static_files_carry_the_security_headers_every_page_has(client, settings):
+    settings.WHITENOISE_USE_FINDERS = True  # read when the client's first request loads it
+    page = client.get("/admin/login/")
+    static = client.get("/static/play/play.css")
+    assert static.status_code == 200 and static["Content-Type"].startswith("text/css")
+    assert "frame-ancestors 'none'" in page["Content-Security-Policy"]
+    for name in ("Content-Security-Policy", "X-Frame-Options", "X-Content-Type-Options",
+                 "Referrer-Policy", "Cross-Origin-Opener-Policy"):
+        assert static.get(name) == page.get(name), name
+    assert static["X-Frame-Options"] == "DENY"
 
 
 # --- login throttling, the admin's path --------------------------------------------------

@@ -80,3 +80,50 @@ def test_the_readme_webhook_receiver_accepts_a_real_message_and_refuses_a_forged
 
     with pytest.raises(WebhookVerificationError):
         on_post(body.replace(b'"version":1', b'"version":2'), headers)  # type: ignore[operator]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_readme_key_chain_example_accepts_a_rotated_key_and_not_an_added_one(
+        mini_catalogue, live_server, monkeypatch):
+    import base64
+    import io
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from django.core.management import call_command
+
+    from exports import signing
+
+    first = Ed25519PrivateKey.generate()
+    monkeypatch.setenv("KARTOTHEK_SIGNING_KEY", base64.b64encode(first.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+        serialization.NoEncryption())).decode())
+    monkeypatch.delenv("KARTOTHEK_PREVIOUS_SIGNING_KEYS", raising=False)
+    signing.signing_key.cache_clear()
+    old = signing.public_keys()[0]
+    out = io.StringIO()
+    call_command("rotate_signing_key", stdout=out, stderr=io.StringIO())
+    for line in out.getvalue().splitlines():
+        name, _, value = line.partition("=")
+        monkeypatch.setenv(name, value)
+    signing.signing_key.cache_clear()
+    try:
+        new_id = signing.signing_key().key_id
+        code = (_example("key-chain-example").replace("http://127.0.0.1:8000", live_server.url)
+                .replace('"0123456789abcdef": "…the base64 public key you kept…"',
+                         f'"{old["id"]}": "{old["public_key"]}"'))
+        assert len(code.strip().splitlines()) == 4
+        scope: dict[str, object] = {}
+        exec(compile(code, "README key chain", "exec"), scope)
+        assert set(scope["kept"]) == {old["id"], new_id}  # type: ignore[arg-type]
+        # a key someone adds to the list without an endorsement by a kept key stays out
+        stranger = Ed25519PrivateKey.generate().public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        from kartothek_client.client import endorsed_keys
+        listed = [*signing.public_keys(), {"id": signing.key_id_of(stranger),
+                                           "public_key": base64.b64encode(stranger).decode(),
+                                           "endorsed_by": old["id"],
+                                           "endorsement": base64.b64encode(b"x" * 64).decode()}]
+        assert set(endorsed_keys({old["id"]: old["public_key"]}, listed)) == {new_id}
+    finally:
+        signing.signing_key.cache_clear()

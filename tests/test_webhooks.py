@@ -36,8 +36,8 @@ class Receiver:
     """An HTTP server on a loopback port answering each POST with the next planned answer."""
 
     def __init__(self, statuses: list[int], *, secret: str = "", redirect: str = "",
-                 body: bytes = b"ok", delay: float = 0.0, tls: ssl.SSLContext | None = None
-                 ) -> None:
+                 body: bytes = b"ok", delay: float = 0.0, tls: ssl.SSLContext | None = None,
+                 drip: float = 0.0) -> None:
         self.statuses = statuses
         self.secret = secret
         self.seen: list[dict[str, Any]] = []
@@ -59,7 +59,15 @@ class Receiver:
                     self.send_header("Location", redirect)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                if not drip:
+                    self.wfile.write(body)
+                for byte in body if drip else b"":  # 200 OK at once, then a byte at a time
+                    try:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                    except OSError:  # the sender hung up at its deadline
+                        return
+                    time.sleep(drip)
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -288,6 +296,30 @@ def test_redirects_are_not_followed_and_only_an_excerpt_of_the_answer_is_kept(
     answer = webhooks.post(slow.url, b"{}", {})
     assert time.monotonic() - started < 2.5
     assert not answer.delivered and "within 0.5 s" in answer.error
+
+
+@DB
+def test_an_answer_dripped_past_the_deadline_is_a_failed_delivery_and_is_retried(
+        loopback_allowed, receivers, monkeypatch, mini_catalogue):
+    """200 OK at once, then one byte every 0.2 s of a 40-byte answer: not done by the
+    deadline (0.5 s here, 10 s in production), so it failed, whatever the status said."""
+    monkeypatch.setattr(webhooks, "DEADLINE", 0.5)
+    dripping = Receiver([200], body=b"d" * 40, drip=0.2)
+    receivers.append(dripping)
+    started = time.monotonic()
+    answer = webhooks.post(dripping.url, b"{}", {})
+    assert time.monotonic() - started < 2.5
+    assert (answer.delivered, answer.http_status) == (False, None)
+    assert "No complete answer within 0.5 s" in answer.error
+
+    # through the worker: the attempt is recorded as failed and a retry is scheduled
+    endpoint = _endpoint(dripping.url)
+    publish("sauschwer", "de")
+    _run_worker()
+    first = WebhookDelivery.objects.get(endpoint=endpoint, attempt=1)
+    assert first.status == "failed" and "within 0.5 s" in first.error
+    assert first.next_attempt_at is not None
+    assert WebhookDelivery.objects.get(endpoint=endpoint, attempt=2).status == "pending"
 
 
 @DB

@@ -311,15 +311,20 @@ def test_a_player_moves_to_another_device_with_their_rejoin_link():
     ben = join_by_form(code, "Ben")
     page = ben.post(f"/play/{code}/host/rejoin", {"seat": "p2"})
     assert page.status_code == 200 and "<svg" in page.content.decode()
-    link = re.search(rf"http://testserver(/play/{code}/rejoin/[^<\"]+)", page.content.decode()).group(1)
-    laptop = Client()
-    assert laptop.get(link)["Location"] == f"/play/{code}/"
+    link, token = re.search(rf"http://testserver(/play/{code}/rejoin)#([^<\"]+)",
+                            page.content.decode()).groups()
+    laptop = Client(enforce_csrf_checks=True)
+    form = laptop.get(link)  # what the server sees of the link: no token
+    assert form.status_code == 200 and 'data-rejoin' in form.content.decode()
+    csrf = laptop.cookies["csrftoken"].value
+    assert laptop.post(link, {"token": token, "csrfmiddlewaretoken": csrf})["Location"] == f"/play/{code}/"
     lobby = laptop.get(f"/play/{code}/").content.decode()
     assert 'class="seat-row you"' in lobby and "Ben" in lobby
     # Nobody but the host may ask for another seat's link.
     refused = ben.post(f"/play/{code}/host/rejoin", {"seat": "p1"})
     assert refused.status_code == 403
-    assert Client().get(f"/play/{code}/rejoin/not-a-token").status_code == 403
+    assert Client().post(f"/play/{code}/rejoin", {"token": "not-a-token"}).status_code == 403
+    assert Client().post(f"/play/{code}/rejoin", {}).status_code == 403
 
 
 def test_the_host_shows_another_seats_rejoin_link_and_the_old_device_loses_the_seat():
@@ -328,8 +333,8 @@ def test_the_host_shows_another_seats_rejoin_link_and_the_old_device_loses_the_s
     code = code_of(open_by_form(host))
     ben = join_by_form(code, "Ben")
     page = host.post(f"/play/{code}/host/rejoin", {"seat": "p2"}).content.decode()
-    link = re.search(rf"http://testserver(/play/{code}/rejoin/[^<\"]+)", page).group(1)
+    link, token = re.search(rf"http://testserver(/play/{code}/rejoin)#([^<\"]+)", page).groups()
     new_phone = Client()
-    new_phone.get(link)
+    new_phone.post(link, {"token": token})
     assert 'class="seat-row you"' in new_phone.get(f"/play/{code}/").content.decode()
     assert ben.get(f"/play/{code}/fragment").status_code == 403

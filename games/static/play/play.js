@@ -83,6 +83,16 @@
     if (link) { link.click(); }
   });
 
+  // A rejoin link carries the seat's token after "#": browsers never send that part, so it is
+  // in no request line, access log or Referer. Here it goes into the form, leaves the address
+  // bar, and is exchanged for the seat cookie by a POST.
+  var rejoin = document.querySelector("form[data-rejoin]");
+  if (rejoin && location.hash.length > 1) {
+    rejoin.elements.token.value = decodeURIComponent(location.hash.slice(1));
+    history.replaceState(null, "", location.pathname);
+    rejoin.submit();
+  }
+
   if (!live) return;
 
   var api = live.dataset.api;
