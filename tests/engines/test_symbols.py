@@ -406,6 +406,11 @@ def test_any_player_may_replace_a_card_before_the_first_hint():
     assert not [a for p in PLAYERS for a in engine.legal_actions(state, p) if a["type"] == "replace"]
     with pytest.raises(IllegalAction, match="before the round's first hint"):
         engine.apply(state, "Frank", replace(3))
+    state = play(state, ("Tim", remove(1)))  # the next hint is due: the cards are in play
+    assert state["phase"] == "hint"
+    assert not [a for p in PLAYERS for a in engine.legal_actions(state, p) if a["type"] == "replace"]
+    with pytest.raises(IllegalAction, match="before the round's first hint"):
+        engine.apply(state, "Frank", replace(3))
 
 
 def test_each_player_replaces_at_most_one_card_a_round():
