@@ -166,7 +166,9 @@ def test_the_log_records_the_deal_and_each_placement():
     assert state["log"][0] == {"type": "dealt", "hands": HANDS}
     state = play(state, ("Anna", place("a-kuh", "violet")))
     placed = [event for event in state["log"] if event["type"] == "placed"]
-    assert placed == [{"type": "placed", "player": "Anna", "card": "a-kuh", "side": "violet", "helmut": "violet"}]
+    assert placed == [
+        {"type": "placed", "player": "Anna", "card": "a-kuh", "side": "violet", "helmut": "violet"}
+    ]
 
 
 def test_nobody_is_active_while_the_markers_are_set():
