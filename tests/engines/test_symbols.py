@@ -720,3 +720,59 @@ def test_the_log_names_the_guessed_card_and_each_replacement():
     state = play(state, ("Sabine", hint("sonne")), ("Tim", guess(4)))
     guessed = [event for event in state["log"] if event["type"] == "guessed"]
     assert guessed == [{"type": "guessed", "player": "Tim", "slot": 4, "card": "italien"}]
+
+
+# --- found by the full mutation run (docs/mutation-testing-engines.md) ------------------------
+
+
+def test_the_log_records_each_round_start_and_each_hint():
+    """docs/engines.md, symbols: a round that ends starts the next one at once (the log records
+    the end, and the start); the hint giver places a marker."""
+    state = new_game()
+    assert state["log"][0] == {"type": "round_started", "round": 1, "candidate": "Tim"}
+    state = play(state, ("Sabine", hint("handy", "green")))
+    assert state["log"][-1] == {"type": "hint", "player": "Sabine", "symbol": "handy", "marker": "green"}
+
+
+def test_a_new_round_has_no_last_hint_giver_yet():
+    """docs/engines.md, symbols: each round starts afresh; the scoring's "last hint giver" is
+    of this round only."""
+    state = play(new_game(), ("Sabine", hint("sonne")), ("Tim", guess(4)))
+    assert state["round"] == 2
+    assert state["last_hint_giver"] is None and engine.view(state, None)["last_hint_giver"] is None
+
+
+def test_once_the_game_is_over_no_view_holds_a_secret():
+    """docs/engines.md, symbols: the secret is the hint givers' "during a round"; after the end
+    there is no round."""
+    state = play(new_game(goal=6), ("Sabine", hint("sonne")), ("Tim", guess(4)))
+    assert state["phase"] == "over"
+    for who in [*PLAYERS, None]:
+        assert "secret" not in engine.view(state, who)
+
+
+def test_number_cards_one_and_eight_can_be_stacked():
+    """Rulebook, Game Components: "8 number cards"; docs/engines.md: the integers 1 to 8."""
+    assert new_game(numbers=[1])["secret"] == 1
+    assert new_game(numbers=[8])["secret"] == 8
+
+
+def test_a_goal_of_one_point_is_accepted():
+    """docs/engines.md, symbols: ``goal`` is a positive whole number."""
+    state = play(new_game(goal=1), ("Sabine", hint("handy")), ("Tim", remove(1)))
+    assert state["phase"] == "over" and engine.result(state)["winners"] == ["Sabine"]
+
+
+def test_a_board_of_exactly_seven_symbols_is_enough():
+    """docs/engines.md, symbols: "a board needs at least 7 symbols, one per marker of a round"."""
+    state = engine.setup(PLAYERS, symbols_pack(symbols=BASE_SYMBOLS[:7]), seed=1)
+    assert len(state["symbols"]) == 7
+    with pytest.raises(ValueError, match="at least 7"):
+        engine.setup(PLAYERS, symbols_pack(symbols=BASE_SYMBOLS[:6]), seed=1)
+
+
+@pytest.mark.parametrize("symbols", [5, "handy"])
+def test_a_symbols_option_that_is_not_a_list_is_refused(symbols):
+    """docs/engines.md, symbols: ``symbols`` lists the keys of the board's symbols."""
+    with pytest.raises(ValueError, match="list of symbol keys"):
+        new_game(symbols=symbols)
