@@ -1006,3 +1006,38 @@ def test_a_settled_question_leaves_no_question_behind():
     left in the state for the next turn (the card is used up)."""
     state = do(wrong_answer(game(cards=["karte-001", "karte-002"])), "ben", "pass")
     assert state["question"] is None and state["card"] == "karte-002" and state["used"] == ["karte-001"]
+
+
+# --- found by the full mutation run (docs/mutation-testing-engines.md) ------------------------
+
+
+def test_the_log_records_each_turn():
+    """docs/engines.md, slogan: the questioner draws the turn's card at the start of the turn;
+    the log records the events."""
+    assert game()["log"][0] == {"type": "turn", "turn": 1, "questioner": "ann", "questioned": "ben"}
+
+
+def test_a_view_for_someone_not_playing_names_nobody_as_you():
+    """docs/engines.md, contract: a player id that is not in the game gets the table view."""
+    state = game()
+    assert "you" not in engine.view(state, "zoe") and "you" not in engine.view(state, None)
+    assert engine.view(state, "zoe") == engine.view(state, None)
+
+
+def test_a_chips_card_of_nothing_is_void():
+    """docs/engines.md, slogan: "a chips or collect card that moves no chip is void"."""
+    state = one_alfons({"kind": "chips", "amount": 0})
+    assert events(state, "alfons")[0]["void"] is True
+
+
+@pytest.mark.parametrize(
+    ("effect", "chips"),
+    [({"kind": "chips", "amount": -1}, {"ben": 1}),
+     ({"kind": "pay_each", "amount": 1}, {"ben": 1}),
+     ({"kind": "collect_each", "amount": 1}, {"ann": 1, "cat": 0, "dan": 0})],
+)  # fmt: skip
+def test_a_card_that_moves_a_single_chip_is_carried_out(effect, chips):
+    """docs/engines.md, slogan: a card is void only if it moves no chip; one chip is enough."""
+    state = one_alfons(effect, chips=chips)
+    assert events(state, "alfons")[0]["void"] is False
+    assert sum(event["amount"] for event in events(state, "chips")) == 1
