@@ -356,3 +356,11 @@ def test_teams_that_are_not_a_list_of_lists_are_refused(teams):
     with a message for the host (the contract: bad options raise ``ValueError``)."""
     with pytest.raises(ValueError, match="list of lists"):
         engine.setup(FOUR, PACK, seed=0, options={"teams": teams})
+
+
+def test_every_player_starts_with_no_points():
+    """docs/engines.md, sign: scores are per team, each player's entry is their team's score;
+    nobody has scored before the first call."""
+    state = engine.setup(FOUR, PACK, seed=0)
+    assert state["scores"] == dict.fromkeys(FOUR, 0) and state["team_scores"] == [0, 0]
+    assert engine.view(state, "ann")["scores"] == dict.fromkeys(FOUR, 0)

@@ -1032,7 +1032,8 @@ def test_a_chips_card_of_nothing_is_void():
 
 @pytest.mark.parametrize(
     ("effect", "chips"),
-    [({"kind": "chips", "amount": -1}, {"ben": 1}),
+    [({"kind": "chips", "amount": 1}, {}),
+     ({"kind": "chips", "amount": -1}, {"ben": 1}),
      ({"kind": "pay_each", "amount": 1}, {"ben": 1}),
      ({"kind": "collect_each", "amount": 1}, {"ann": 1, "cat": 0, "dan": 0})],
 )  # fmt: skip
