@@ -116,9 +116,9 @@ def _decide(seen: dict[str, Any], player: str, rng: random.Random) -> dict[str, 
 
 
 def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
-    """How rounds end, and how many hints a round takes."""
+    """How rounds end, how many hints a round takes, how many cards are replaced."""
     outcomes: Counter[str] = Counter()
-    hints = rounds = 0
+    hints = rounds = replaced = 0
     endings: Counter[str] = Counter()
     for state in final_states:
         for event in state["log"]:
@@ -127,6 +127,8 @@ def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
                 rounds += 1
             elif event["type"] == "hint":
                 hints += 1
+            elif event["type"] == "replaced":
+                replaced += 1
             elif event["type"] == "game_ended":
                 endings[event["reason"]] += 1
     if not rounds:
@@ -136,6 +138,7 @@ def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
         for outcome, count in sorted(outcomes.items())
     }
     stats["hints per round"] = f"{hints / rounds:.2f}"
+    stats["cards replaced per round"] = f"{replaced / rounds:.2f} (at most one per player a round)"
     for reason, count in sorted(endings.items()):
         stats[f"games ending by {reason.replace('_', ' ')}"] = f"{count / len(final_states):.1%}"
     return stats

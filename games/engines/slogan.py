@@ -1,8 +1,17 @@
 """Slogan: guess the product behind an advertising slogan, climb the career track, win chips.
 
 See docs/engines.md. The questioner asks the next player clockwise and judges the spoken answer;
-a wrong answerer chooses a Spießer Alfons card, a tip or to pass; before the question any
-player may challenge a leader to a duel. The game ends when a piece reaches the goal.
+a wrong answerer chooses a Spießer Alfons card, a tip or to pass; before the question a player
+behind the leader may challenge the leader to a duel. The game ends when a piece reaches the goal.
+
+The challenge (rulebook, Challenge): "A player may at any time, when a slogan is to be guessed,
+challenge the leader (and only the leader!) to a brainstorming duel. This challenge must be
+declared before the questioner has read the slogan aloud." and "If several players are tied at
+the top, the challenger may decide whom he challenges." So only a player behind may challenge,
+only a leader is challenged, only before the question. The rulebook sets no number; a duel moves
+no piece, so duels every turn would keep the table from the goal. The project's limits
+(docs/engines.md): a player challenges at most once a lap (not again until every player has been
+questioner since), and never in the turn right after a duel (the table gets its question).
 """
 
 from __future__ import annotations
@@ -43,9 +52,10 @@ EFFECTS = ("move", "chips", "pay_each", "collect_each", "swap", "overtake", "to_
 SWAP_TARGETS = ("leader", "last", "next")
 ACTIONS = ("challenge", "ask", "judge", "alfons", "tip", "pass")
 
-# Never changed in place, so new states share them: the pack's data, and the generator's
-# state (replaced whole by keep_rng). Past log events are never changed either.
-SHARED = ("catalogue", "rng")
+# Never changed in place, so new states share them: the pack's data, the generator's state
+# (replaced whole by keep_rng) and the challenge record (replaced whole by a challenge).
+# Past log events are never changed either.
+SHARED = ("catalogue", "rng", "challenged_on")
 
 
 def career_level(space: int) -> int:
@@ -95,6 +105,8 @@ def setup(
         "card": None,
         "question": None,
         "duel": None,
+        "challenged_on": {},  # player -> the turn of their last challenge
+        "last_duel": None,  # the turn of the last duel
         "desks": {player: [] for player in players},
         "alfons_discard": [],
         "catalogue": catalogue,
@@ -220,14 +232,34 @@ def legal_actions(state: State, player: str) -> list[Action]:
 
 
 def challengeable(state: State, challenger: str) -> list[str]:
-    """The players that challenger may challenge now: the leaders (most chips), not himself.
+    """The players that challenger may challenge now (empty when none): the leaders.
 
-    A duel needs a reader who is not a duelist: with two players there is none.
+    Rulebook: "challenge the leader (and only the leader!)", "before the questioner has read the
+    slogan aloud"; a leader has nobody to challenge, so the challenger is behind (at 0–0 all
+    lead: no duel). A duel needs a reader who is not a duelist: with two players there is none.
+    The project's limits (docs/engines.md): once a lap per player, never two duels in a row.
     """
-    if state["phase"] != "question" or len(state["players"]) < 3:
+    if challenge_refused(state, challenger) is not None:
         return []
     top = max(state["scores"].values())
-    return [p for p in state["players"] if state["scores"][p] == top and p != challenger]
+    return [p for p in state["players"] if state["scores"][p] == top]
+
+
+def challenge_refused(state: State, challenger: str) -> str | None:
+    """Why challenger may not challenge now, or ``None`` when they may."""
+    if state["phase"] != "question":
+        return "A challenge must come before the question is read."
+    if len(state["players"]) < 3:
+        return "A duel needs a third player to read the slogans."
+    if state["scores"][challenger] >= max(state["scores"].values()):
+        return "Only a player behind the leader may challenge: you have the most chips."
+    if state.get("last_duel") == state["turn"] - 1:
+        return "The last turn was a duel: this turn's slogan is asked first."
+    last = state.get("challenged_on", {}).get(challenger)
+    if last is not None and state["turn"] - last < len(state["players"]):
+        again = last + len(state["players"])
+        return f"You challenged on turn {last}: once a lap, so again from turn {again}."
+    return None
 
 
 def apply(state: State, player: str, action: Action) -> State:
@@ -263,13 +295,10 @@ def _fields(action: Action, expected: set[str]) -> None:
 
 def _challenge(state: State, challenger: str, action: Action) -> None:
     _fields(action, {"target"})
-    if state["phase"] != "question":
-        raise IllegalAction("A challenge must come before the question is read.")
+    refused = challenge_refused(state, challenger)
+    if refused is not None:
+        raise IllegalAction(refused)
     target = action["target"]
-    if len(state["players"]) < 3:
-        raise IllegalAction("A duel needs a third player to read the slogans.")
-    if target == challenger:
-        raise IllegalAction("You cannot challenge yourself.")
     if target not in challengeable(state, challenger):
         raise IllegalAction("Only a leader (a player with the most chips) can be challenged.")
     duelists = (target, challenger)
@@ -293,6 +322,8 @@ def _challenge(state: State, challenger: str, action: Action) -> None:
         "answers": [],
     }
     state["phase"] = "duel"
+    state["challenged_on"] = {**state.get("challenged_on", {}), challenger: state["turn"]}
+    state["last_duel"] = state["turn"]
     log(state, "challenge", turn=state["turn"], challenger=challenger, challenged=target, readers=readers,
         new_card=new_card)  # fmt: skip
 

@@ -4,6 +4,14 @@ One round: eight concept cards lie on the board's slots 1..8, a number card (hid
 candidate) names the slot of the secret concept. The hint givers, in turn clockwise from the
 candidate's left, each place a marker on a symbol; after each hint the candidate (Kandidat)
 removes a card they think wrong or attempts a solution. See docs/engines.md for the project's rules.
+
+Replacing a card (Game Preparation): "if a concept is drawn which no player can explain, it is
+discarded and a replacement is drawn. Likewise a substitution is made for a card such as 'green
+player' if no player is using the green cylinder." The rulebook allows it only for a card as it
+is drawn, before play; it sets no number. The project's limits (docs/engines.md): only before the
+round's first hint, only a card drawn for this round (not one left from an earlier round, not a
+replacement: "a replacement is drawn", and it stands), each player at most once a round, and
+never a card the next round could need (the pile keeps at least ``SLOTS`` cards).
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ MARKERS = ("green", "grey")
 GOAL = 35
 GOAL_FIVE_OR_SIX = 27
 WRONG_POINTS = 3  # for everyone but the candidate and the hint giver
+REPLACEMENTS_PER_PLAYER = 1  # a round: a card nobody can explain is the exception
 
 
 # --- setup -------------------------------------------------------------------------------
@@ -81,6 +90,8 @@ def setup(
         "hint_giver": None,
         "last_hint_giver": None,
         "removals": 0,
+        "drawn": [],  # slots filled this round and not replaced yet: the cards that may be replaced
+        "replaced_by": [],  # players who replaced a card this round
         "phase": "hint",
         "winners": None,
         "log": [],
@@ -161,6 +172,8 @@ def _start_round(state: State) -> None:
         _end_game(state, top_scorers(state["scores"]))
         return
     pile = state["concepts"]
+    state["drawn"] = [slot + 1 for slot in empty]
+    state["replaced_by"] = []
     for slot in empty:
         board[slot] = pile[0]
         pile = pile[1:]
@@ -242,13 +255,30 @@ def legal_actions(state: State, player: str) -> list[Action]:
     if phase == "hint":
         if player == state["hint_giver"]:
             actions += _hints(state)
-        if not state["markers"] and state["concepts"] and player in state["scores"]:
-            actions += [{"type": "replace", "slot": slot} for slot in _occupied(state)]
+        actions += [{"type": "replace", "slot": slot} for slot in replaceable(state, player)]
     elif phase == "decide" and player == state["candidate"]:
         slots = _occupied(state)
         actions += [{"type": "remove", "slot": slot} for slot in slots]
         actions += [{"type": "guess", "slot": slot} for slot in slots]
     return actions
+
+
+def replaceable(state: State, player: str) -> list[int]:
+    """The slots whose card ``player`` may replace now (empty when none).
+
+    Rulebook, Game Preparation: "if a concept is drawn which no player can explain, it is
+    discarded and a replacement is drawn." So only before the round's first hint and only a card
+    drawn for this round; the replacement stands. The project's limits where the rulebook is
+    silent (docs/engines.md): each player once a round, and only while the pile keeps enough
+    cards to refill a whole board next round.
+    """
+    if state["phase"] != "hint" or state["markers"] or player not in state["scores"]:
+        return []
+    if state.get("replaced_by", []).count(player) >= REPLACEMENTS_PER_PLAYER:
+        return []
+    if len(state["concepts"]) <= SLOTS:
+        return []
+    return list(state.get("drawn", []))  # a state saved before the limits: no replacements
 
 
 def _hints(state: State) -> list[Action]:
@@ -282,7 +312,8 @@ def apply(state: State, player: str, action: Action) -> State:
 def _copy(state: State) -> State:
     """A copy to change: the containers an action changes are copied, the rest is shared.
 
-    ``rng``, ``concepts``, ``out``, ``discarded``, ``numbers`` and ``markers`` are replaced,
+    ``rng``, ``concepts``, ``out``, ``discarded``, ``numbers``, ``markers``, ``drawn`` and
+    ``replaced_by`` are replaced,
     never changed in place; log events are never changed once written.
     """
     new = dict(state)
@@ -377,12 +408,18 @@ def _replace(state: State, player: str, action: Action) -> None:
     if state["phase"] != "hint" or state["markers"]:
         raise IllegalAction("Cards can be replaced only before the round's first hint.")
     slot = _slot(state, action)
-    if not state["concepts"]:
-        raise IllegalAction("There is no concept card left to draw.")
+    if state.get("replaced_by", []).count(player) >= REPLACEMENTS_PER_PLAYER:
+        raise IllegalAction("You have replaced a card this round already.")
+    if slot not in state.get("drawn", []):
+        raise IllegalAction("Only a card drawn for this round can be replaced, and only once.")
+    if len(state["concepts"]) <= SLOTS:
+        raise IllegalAction("The pile keeps its last cards for the next round: no more replacements.")
     card = state["board"][slot - 1]
     state["board"][slot - 1] = state["concepts"][0]
     state["concepts"] = state["concepts"][1:]
     state["discarded"] = [*state["discarded"], card]
+    state["drawn"] = [drawn for drawn in state["drawn"] if drawn != slot]
+    state["replaced_by"] = [*state["replaced_by"], player]
     log(state, "replaced", player=player, slot=slot, card=card, new=state["board"][slot - 1])
 
 

@@ -154,3 +154,41 @@ def test_the_seed_chooses_each_rounds_opening_side_afresh():
             state = play(state, *((p, engine.legal_actions(state, p)[0]) for p in state["players"]))
         sides_per_game.append({e["side"] for e in state["log"] if e["type"] == "round_started"})
     assert {"red", "violet"} in sides_per_game  # both sides within one game
+
+
+# --- found by the full mutation run (docs/mutation-testing-engines.md) ------------------------
+
+
+def test_the_log_records_the_deal_and_each_placement():
+    """docs/engines.md, sauschwer: "Setup: 3 cards face up to each player"; the active player's
+    ``place`` puts the card opposite Helmut, then Helmut moves; the log records the events."""
+    state = new_game(HANDS, PILE, WEIGHTS)
+    assert state["log"][0] == {"type": "dealt", "hands": HANDS}
+    state = play(state, ("Anna", place("a-kuh", "violet")))
+    placed = [event for event in state["log"] if event["type"] == "placed"]
+    assert placed == [
+        {"type": "placed", "player": "Anna", "card": "a-kuh", "side": "violet", "helmut": "violet"}
+    ]
+
+
+def test_nobody_is_active_while_the_markers_are_set():
+    """docs/engines.md, sauschwer: the first stop ends the round; then every player sends a marker
+    (no turns)."""
+    state = play(new_game(HANDS, PILE, WEIGHTS), ("Anna", place("a-kuh", "violet")), ("Ben", STOP))
+    assert state["phase"] == "markers"
+    assert state["active"] is None and engine.view(state, None)["active"] is None
+
+
+def test_after_the_last_round_no_marker_is_shown_as_in():
+    """docs/engines.md, sauschwer: "Next round: the scale is cleared"; after the game's last
+    reveal the markers are in the ``revealed`` event, not left as markers of a round."""
+    state = round_one_with_a_wrong_doubter(target_points=1)
+    assert state["phase"] == "over"
+    assert engine.view(state, None)["markers_in"] == []
+
+
+def test_the_default_target_is_20_points():
+    """Rulebook, Playing the Game: "as soon as one of the players has reached at least 20
+    points"; docs/engines.md, sauschwer: ``target_points`` (default 20)."""
+    state = new_game(HANDS, PILE, WEIGHTS)
+    assert state["target_points"] == 20 and engine.view(state, None)["target_points"] == 20

@@ -8,7 +8,7 @@ import pytest
 from games.engines import IllegalAction
 from games.engines import sign as engine
 from tests.engines.packs import sign_pack
-from tests.engines.test_sign import FOUR, PACK, QUINTET, checked, events, game, play
+from tests.engines.test_sign import FOUR, PACK, QUINTET, checked, events, game, play, sign
 
 
 def ids(count):
@@ -328,3 +328,39 @@ def test_the_log_records_who_is_done_and_each_refresh():
     state = play(state, *[(player, {"type": "done"}) for player in FOUR[1:]])
     refresh = events(state, "refresh")[-1]
     assert refresh == {"type": "refresh", "round": 1, "table": state["table"], "deck_ran_out": False}
+
+
+# --- found by the full mutation run (docs/mutation-testing-engines.md) ------------------------
+
+
+def test_the_first_deal_is_round_one_and_the_log_records_each_check():
+    """docs/engines.md, sign: every round starts with a check, each player sends ``ready``;
+    a state's log records the events (the contract)."""
+    state = engine.setup(FOUR, PACK, seed=0)
+    assert state["round"] == 1 and engine.view(state, None)["round"] == 1
+    state = engine.apply(state, "ann", {"type": "ready"})
+    assert state["log"][-1] == {"type": "ready", "round": 1, "player": "ann"}
+
+
+def test_the_log_records_the_end_of_the_game_and_its_winners():
+    """docs/engines.md, sign: the game ends at the target; the log records the events."""
+    state = sign(game(target_points=1), "ben", "cat")
+    end = events(state, "game_end")
+    assert len(end) == 1 and end[0]["round"] == 1
+    assert sorted(end[0]["winners"]) == sorted(engine.result(state)["winners"])
+
+
+@pytest.mark.parametrize("teams", [7, 2.5, "p0p1", {"ann": ["ann"]}])
+def test_teams_that_are_not_a_list_of_lists_are_refused(teams):
+    """docs/engines.md, sign: ``teams`` is a list of lists of player ids; anything else is refused
+    with a message for the host (the contract: bad options raise ``ValueError``)."""
+    with pytest.raises(ValueError, match="list of lists"):
+        engine.setup(FOUR, PACK, seed=0, options={"teams": teams})
+
+
+def test_every_player_starts_with_no_points():
+    """docs/engines.md, sign: scores are per team, each player's entry is their team's score;
+    nobody has scored before the first call."""
+    state = engine.setup(FOUR, PACK, seed=0)
+    assert state["scores"] == dict.fromkeys(FOUR, 0) and state["team_scores"] == [0, 0]
+    assert engine.view(state, "ann")["scores"] == dict.fromkeys(FOUR, 0)

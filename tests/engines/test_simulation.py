@@ -76,6 +76,7 @@ def test_the_simulate_command_reads_a_pack_file(run_command, tmp_path):
     assert "symbols: 3 games, 5 players" in out
     assert "games/s" in out
     assert "hints per round" in out
+    assert "cards replaced per round" in out
 
 
 def test_the_simulate_command_loads_the_published_pack_without_a_file(run_command, monkeypatch):

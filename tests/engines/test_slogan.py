@@ -536,16 +536,25 @@ def test_only_a_player_with_the_most_chips_can_be_challenged():
 
 
 def test_the_challenger_chooses_among_tied_leaders():
+    """Rulebook, Challenge: "If several players are tied at the top, the challenger may decide
+    whom he challenges"; a tied leader is not behind, so cannot challenge the other one."""
     state = arrange(game(), chips={"ann": 0, "ben": 5, "cat": 5, "dan": 1})
     assert [a["target"] for a in engine.legal_actions(state, "dan")] == ["ben", "cat"]
-    assert [a["target"] for a in engine.legal_actions(state, "ben")] == ["cat"]
+    assert [a["type"] for a in engine.legal_actions(state, "ben")] == []
+    with pytest.raises(IllegalAction, match="behind the leader"):
+        challenge(state, "ben", "cat")
 
 
-def test_nobody_challenges_themselves():
+def test_the_leader_cannot_challenge_anyone():
+    """Rulebook, Challenge: "challenge the leader (and only the leader!)": the leader has nobody
+    to challenge, not even himself."""
     state = arrange(game(), chips={"cat": 5})
     assert engine.legal_actions(state, "cat") == []
-    with pytest.raises(IllegalAction, match="yourself"):
-        challenge(state, "cat", "cat")
+    before = json.dumps(state, sort_keys=True)
+    for target in ("cat", "dan"):
+        with pytest.raises(IllegalAction, match="behind the leader"):
+            challenge(state, "cat", target)
+    assert json.dumps(state, sort_keys=True) == before
 
 
 def test_a_challenge_comes_before_the_question():
@@ -640,9 +649,75 @@ def test_when_the_questioner_challenges_another_player_reads_too():
     assert state["duel"]["readers"] == ["ben"]
 
 
-def test_at_the_start_everybody_is_a_leader():
+def test_at_the_start_everybody_leads_so_nobody_can_challenge():
+    """Rulebook, Challenge: only "the leader" is challenged, by a player behind; at 0–0 nobody is
+    behind (docs/engines.md, slogan)."""
     state = game(THREE)
-    assert [a["target"] for a in engine.legal_actions(state, "cat")] == ["ann", "ben"]
+    assert all(engine.legal_actions(state, p) == [] for p in ("ben", "cat"))
+    with pytest.raises(IllegalAction, match="behind the leader"):
+        challenge(state, "cat", "ann")
+
+
+def finish_duel(state, reader):
+    for player, slogan in ((state["duel"]["challenged"], 0), (state["duel"]["challenger"], 0),
+                           (state["duel"]["challenged"], 1), (state["duel"]["challenger"], 1)):  # fmt: skip
+        state = duel_judge(state, reader, player, slogan, False)
+    return state
+
+
+def play_question(state):
+    """The turn's question, answered right (the turn passes)."""
+    return judge(ask(state), True)
+
+
+def test_the_turn_after_a_duel_is_always_a_question():
+    """docs/engines.md, slogan: never two duels in a row (a duel moves no piece: the table gets its
+    question first). The turn after that, challenges are open again."""
+    state = finish_duel(challenge(arrange(game(), chips={"cat": 5}), "dan", "cat"), "ann")
+    assert state["turn"] == 2 and state["phase"] == "question"
+    for player in FOUR:
+        assert not [a for a in engine.legal_actions(state, player) if a["type"] == "challenge"]
+    with pytest.raises(IllegalAction, match="last turn was a duel"):
+        challenge(state, "ann", "cat")
+    state = play_question(state)
+    assert state["turn"] == 3
+    assert [a["target"] for a in engine.legal_actions(state, "ann")] == ["cat"]
+    challenge(state, "ann", "cat")
+
+
+def test_a_player_challenges_at_most_once_a_lap():
+    """docs/engines.md, slogan: a player challenges again only once every player has been
+    questioner since (four turns with four players), so one eager player cannot stall the table."""
+    state = finish_duel(challenge(arrange(game(), chips={"cat": 9}), "dan", "cat"), "ann")
+    state = play_question(state)  # turn 2: ben asks cat
+    assert state["turn"] == 3
+    assert not [a for a in engine.legal_actions(state, "dan") if a["type"] == "challenge"]
+    with pytest.raises(IllegalAction, match="again from turn 5"):
+        challenge(state, "dan", "cat")
+    state = play_question(state)  # turn 3
+    assert not [a for a in engine.legal_actions(state, "dan") if a["type"] == "challenge"]  # dan asks
+    state = play_question(state)  # turn 4
+    assert state["turn"] == 5
+    assert [a["target"] for a in engine.legal_actions(state, "dan")] == ["cat"]
+    state = challenge(state, "dan", "cat")
+    assert state["challenged_on"] == {"dan": 5}
+
+
+def test_another_player_may_challenge_in_the_same_lap():
+    """docs/engines.md, slogan: the lap limit is each player's own."""
+    state = finish_duel(challenge(arrange(game(), chips={"cat": 9}), "dan", "cat"), "ann")
+    state = play_question(state)
+    assert [a["target"] for a in engine.legal_actions(state, "ann")] == ["cat"]
+    state = challenge(state, "ann", "cat")
+    assert state["challenged_on"] == {"dan": 1, "ann": 3} and state["last_duel"] == 3
+
+
+def test_a_state_saved_before_the_challenge_limits_still_plays():
+    """A room's state stored before ``challenged_on`` and ``last_duel`` existed: no duel yet."""
+    state = arrange(game(), chips={"cat": 5})
+    del state["challenged_on"], state["last_duel"]
+    assert [a["target"] for a in engine.legal_actions(state, "dan")] == ["cat"]
+    assert challenge(state, "dan", "cat")["challenged_on"] == {"dan": 1}
 
 
 @pytest.mark.parametrize(
@@ -931,3 +1006,39 @@ def test_a_settled_question_leaves_no_question_behind():
     left in the state for the next turn (the card is used up)."""
     state = do(wrong_answer(game(cards=["karte-001", "karte-002"])), "ben", "pass")
     assert state["question"] is None and state["card"] == "karte-002" and state["used"] == ["karte-001"]
+
+
+# --- found by the full mutation run (docs/mutation-testing-engines.md) ------------------------
+
+
+def test_the_log_records_each_turn():
+    """docs/engines.md, slogan: the questioner draws the turn's card at the start of the turn;
+    the log records the events."""
+    assert game()["log"][0] == {"type": "turn", "turn": 1, "questioner": "ann", "questioned": "ben"}
+
+
+def test_a_view_for_someone_not_playing_names_nobody_as_you():
+    """docs/engines.md, contract: a player id that is not in the game gets the table view."""
+    state = game()
+    assert "you" not in engine.view(state, "zoe") and "you" not in engine.view(state, None)
+    assert engine.view(state, "zoe") == engine.view(state, None)
+
+
+def test_a_chips_card_of_nothing_is_void():
+    """docs/engines.md, slogan: "a chips or collect card that moves no chip is void"."""
+    state = one_alfons({"kind": "chips", "amount": 0})
+    assert events(state, "alfons")[0]["void"] is True
+
+
+@pytest.mark.parametrize(
+    ("effect", "chips"),
+    [({"kind": "chips", "amount": 1}, {}),
+     ({"kind": "chips", "amount": -1}, {"ben": 1}),
+     ({"kind": "pay_each", "amount": 1}, {"ben": 1}),
+     ({"kind": "collect_each", "amount": 1}, {"ann": 1, "cat": 0, "dan": 0})],
+)  # fmt: skip
+def test_a_card_that_moves_a_single_chip_is_carried_out(effect, chips):
+    """docs/engines.md, slogan: a card is void only if it moves no chip; one chip is enough."""
+    state = one_alfons(effect, chips=chips)
+    assert events(state, "alfons")[0]["void"] is False
+    assert sum(event["amount"] for event in events(state, "chips")) == 1

@@ -3,6 +3,7 @@
 import json
 import random
 from collections import Counter
+from itertools import pairwise
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -283,3 +284,42 @@ def test_thousands_of_random_games_keep_every_rule(game):
             check_actions(before, [player])
             check_views(state)
     assert engine.result(state) is not None
+
+
+def eager_chooser(eager):
+    """Players in ``eager`` challenge whenever they may; otherwise a random legal action."""
+
+    def choose(state, rng):
+        for player in eager:
+            challenges = [a for a in engine.legal_actions(state, player) if a["type"] == "challenge"]
+            if challenges:
+                return player, rng.choice(challenges)
+        return pick(state, rng, 0.0)
+
+    return choose
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), players=st.integers(3, 6), all_eager=st.booleans())
+def test_eager_challengers_cannot_stall_the_table(seed, players, all_eager):
+    """Issue 20: a player who challenges whenever it is legal (or every player doing so) still
+    lets the game end within the box of cards, and most turns stay questions: a player challenges
+    at most once a lap (docs/engines.md, slogan), never two duels in a row, only from behind."""
+    game = {"seed": seed, "players": players, "cards": 120, "first": 0, "challenge_rate": 0.0}
+    eager = [f"p{n}" for n in range(players)] if all_eager else ["p0"]
+    challenges = []
+    state = start(game)
+    for before, player, action, after in random_game(game, max_steps(game), eager_chooser(eager)):
+        if action["type"] == "challenge":
+            assert before["scores"][player] < max(before["scores"].values())
+            challenges.append((before["turn"], player))
+        state = after
+    assert engine.result(state) is not None
+    turns = [turn for turn, _ in challenges]
+    assert all(later - earlier >= 2 for earlier, later in pairwise(turns))  # never in a row
+    for challenger in eager:
+        own = [turn for turn, p in challenges if p == challenger]
+        assert all(later - earlier >= players for earlier, later in pairwise(own))
+    assert len(challenges) <= (state["turn"] + 1) // 2
+    if not all_eager:
+        assert len(challenges) <= state["turn"] // players + 1

@@ -395,20 +395,90 @@ def test_a_board_of_unknown_missing_or_doubled_symbols_is_refused(symbols):
 
 
 def test_any_player_may_replace_a_card_before_the_first_hint():
+    """Rulebook, Game Preparation: "if a concept is drawn which no player can explain, it is
+    discarded and a replacement is drawn"; docs/engines.md, symbols: any player, the candidate
+    too, before the round's first hint."""
     state = play(new_game(), ("Lisa", replace(2)), ("Tim", replace(4)))
     assert concept_on(state, 2) == NEXT_CARDS[0]
     assert concept_on(state, 4) == NEXT_CARDS[1]  # now the secret concept
     assert state["discarded"] == ["liebe", "italien"]
     state = play(state, ("Sabine", hint("handy")))
+    assert not [a for p in PLAYERS for a in engine.legal_actions(state, p) if a["type"] == "replace"]
     with pytest.raises(IllegalAction, match="before the round's first hint"):
         engine.apply(state, "Frank", replace(3))
+    state = play(state, ("Tim", remove(1)))  # the next hint is due: the cards are in play
+    assert state["phase"] == "hint"
+    assert not [a for p in PLAYERS for a in engine.legal_actions(state, p) if a["type"] == "replace"]
+    with pytest.raises(IllegalAction, match="before the round's first hint"):
+        engine.apply(state, "Frank", replace(3))
+
+
+def test_each_player_replaces_at_most_one_card_a_round():
+    """docs/engines.md, symbols: each player at most one replacement a round (a concept nobody
+    can explain is the exception), so one player cannot drain the pile."""
+    state = play(new_game(), ("Lisa", replace(2)))
+    assert not [a for a in engine.legal_actions(state, "Lisa") if a["type"] == "replace"]
+    before = json.dumps(state, sort_keys=True)
+    with pytest.raises(IllegalAction, match="replaced a card this round already"):
+        engine.apply(state, "Lisa", replace(3))
+    assert json.dumps(state, sort_keys=True) == before
+    assert [a["slot"] for a in engine.legal_actions(state, "Frank") if a["type"] == "replace"] == [
+        1, 3, 4, 5, 6, 7, 8]  # fmt: skip
+
+
+def test_a_replacement_card_stands():
+    """Rulebook: "a replacement is drawn": one; docs/engines.md, symbols: each card drawn for the
+    round can be replaced once, the replacement card not again."""
+    state = play(new_game(), ("Lisa", replace(2)))
+    with pytest.raises(IllegalAction, match="only once"):
+        engine.apply(state, "Frank", replace(2))
+    assert state["drawn"] == [1, 3, 4, 5, 6, 7, 8]
+
+
+def test_only_a_card_drawn_for_this_round_can_be_replaced():
+    """Rulebook, Game Preparation: the replacement is for "a concept [that] is drawn"; The Next
+    Round: "New concept cards are drawn ... until there are eight cards again". docs/engines.md,
+    symbols: cards left from an earlier round were played with, so they stay; and every player
+    may replace again in the new round."""
+    state = play(new_game(), ("Lisa", replace(2)), ("Sabine", hint("sonne")), ("Tim", guess(4)))
+    assert state["round"] == 2 and state["candidate"] == "Sabine"
+    assert concept_on(state, 4) == NEXT_CARDS[1]  # the only slot refilled
+    for player in PLAYERS:
+        assert [a for a in engine.legal_actions(state, player) if a["type"] == "replace"] == [replace(4)]
+    with pytest.raises(IllegalAction, match="drawn for this round"):
+        engine.apply(state, "Tim", replace(1))
+    state = play(state, ("Lisa", replace(4)))
+    assert concept_on(state, 4) == NEXT_CARDS[2]
+
+
+def test_replacements_never_take_the_cards_the_next_round_needs():
+    """docs/engines.md, symbols: a replacement is offered only while the pile holds more than a
+    board of cards (8), so the next round can always be dealt."""
+    state = engine.setup(PLAYERS, symbols_pack(17), seed=1)
+    assert len(state["concepts"]) == 9
+    state = play(state, ("Tim", replace(1)))
+    assert len(state["concepts"]) == 8
+    assert not [a for p in PLAYERS for a in engine.legal_actions(state, p) if a["type"] == "replace"]
+    with pytest.raises(IllegalAction, match="keeps its last cards"):
+        engine.apply(state, "Lisa", replace(2))
 
 
 def test_a_card_cannot_be_replaced_when_no_concept_is_left():
     state = engine.setup(PLAYERS, symbols_pack(EXAMPLE_BOARD), seed=1)
     assert not any(action["type"] == "replace" for action in engine.legal_actions(state, "Tim"))
-    with pytest.raises(IllegalAction, match="no concept card left"):
+    with pytest.raises(IllegalAction, match="keeps its last cards"):
         engine.apply(state, "Tim", replace(1))
+
+
+def test_a_state_saved_before_the_replacement_limits_allows_none_until_its_next_round():
+    """A room's state stored before ``drawn`` and ``replaced_by`` existed still plays."""
+    state = new_game()
+    del state["drawn"], state["replaced_by"]
+    assert not [a for a in engine.legal_actions(state, "Lisa") if a["type"] == "replace"]
+    with pytest.raises(IllegalAction, match="drawn for this round"):
+        engine.apply(state, "Lisa", replace(2))
+    state = play(state, ("Sabine", hint("sonne")), ("Tim", guess(4)))
+    assert [a for a in engine.legal_actions(state, "Lisa") if a["type"] == "replace"] == [replace(4)]
 
 
 # --- piles, options, secrets ---------------------------------------------------------------
@@ -589,6 +659,36 @@ def test_thousands_of_random_legal_games_keep_the_rules(game):
     _run(game)
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n_players=st.integers(engine.MIN_PLAYERS, engine.MAX_PLAYERS), seed=st.integers(0, 2**32))
+def test_an_eager_replacer_cannot_drain_the_pile(n_players, seed):
+    """Issue 20: one player who replaces a card whenever it is legal (the others play at random)
+    still leaves a game of many rounds that ends within a bounded number of actions: at most one
+    replacement per player a round, so the pile of 112 loses at most one extra card a round."""
+    players = [f"p{n}" for n in range(n_players)]
+    rng = random.Random(seed)
+    state = engine.setup(players, symbols_pack(112), seed=seed)
+    replaced: Counter[int] = Counter()
+    for _ in range(3000):
+        if engine.result(state) is not None:
+            break
+        eager = [a for a in engine.legal_actions(state, "p0") if a["type"] == "replace"]
+        if eager:
+            player, action = "p0", rng.choice(eager)
+            replaced[state["round"]] += 1
+        else:
+            moves = [(p, a) for p, a in playouts.legal_moves(engine, state) if a["type"] != "replace"]
+            player, action = playouts.pick_move(rng, moves)
+        state = engine.apply(state, player, action)
+    else:
+        pytest.fail("the game did not end in 3000 actions")
+    assert max(replaced.values()) == 1
+    assert len(state["discarded"]) <= state["round"]
+    ending = [e["reason"] for e in state["log"] if e["type"] == "game_ended"]
+    # Not drained in round 1: at most 8 cards leave a round, plus one replaced; 104 in the pile.
+    assert ending == ["goal"] or state["round"] >= 104 // 9
+
+
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32))
 def test_a_game_replays_from_its_seed_options_and_actions(seed):
@@ -620,3 +720,59 @@ def test_the_log_names_the_guessed_card_and_each_replacement():
     state = play(state, ("Sabine", hint("sonne")), ("Tim", guess(4)))
     guessed = [event for event in state["log"] if event["type"] == "guessed"]
     assert guessed == [{"type": "guessed", "player": "Tim", "slot": 4, "card": "italien"}]
+
+
+# --- found by the full mutation run (docs/mutation-testing-engines.md) ------------------------
+
+
+def test_the_log_records_each_round_start_and_each_hint():
+    """docs/engines.md, symbols: a round that ends starts the next one at once (the log records
+    the end, and the start); the hint giver places a marker."""
+    state = new_game()
+    assert state["log"][0] == {"type": "round_started", "round": 1, "candidate": "Tim"}
+    state = play(state, ("Sabine", hint("handy", "green")))
+    assert state["log"][-1] == {"type": "hint", "player": "Sabine", "symbol": "handy", "marker": "green"}
+
+
+def test_a_new_round_has_no_last_hint_giver_yet():
+    """docs/engines.md, symbols: each round starts afresh; the scoring's "last hint giver" is
+    of this round only."""
+    state = play(new_game(), ("Sabine", hint("sonne")), ("Tim", guess(4)))
+    assert state["round"] == 2
+    assert state["last_hint_giver"] is None and engine.view(state, None)["last_hint_giver"] is None
+
+
+def test_once_the_game_is_over_no_view_holds_a_secret():
+    """docs/engines.md, symbols: the secret is the hint givers' "during a round"; after the end
+    there is no round."""
+    state = play(new_game(goal=6), ("Sabine", hint("sonne")), ("Tim", guess(4)))
+    assert state["phase"] == "over"
+    for who in [*PLAYERS, None]:
+        assert "secret" not in engine.view(state, who)
+
+
+def test_number_cards_one_and_eight_can_be_stacked():
+    """Rulebook, Game Components: "8 number cards"; docs/engines.md: the integers 1 to 8."""
+    assert new_game(numbers=[1])["secret"] == 1
+    assert new_game(numbers=[8])["secret"] == 8
+
+
+def test_a_goal_of_one_point_is_accepted():
+    """docs/engines.md, symbols: ``goal`` is a positive whole number."""
+    state = play(new_game(goal=1), ("Sabine", hint("handy")), ("Tim", remove(1)))
+    assert state["phase"] == "over" and engine.result(state)["winners"] == ["Sabine"]
+
+
+def test_a_board_of_exactly_seven_symbols_is_enough():
+    """docs/engines.md, symbols: "a board needs at least 7 symbols, one per marker of a round"."""
+    state = engine.setup(PLAYERS, symbols_pack(symbols=BASE_SYMBOLS[:7]), seed=1)
+    assert len(state["symbols"]) == 7
+    with pytest.raises(ValueError, match="at least 7"):
+        engine.setup(PLAYERS, symbols_pack(symbols=BASE_SYMBOLS[:6]), seed=1)
+
+
+@pytest.mark.parametrize("symbols", [5, "handy"])
+def test_a_symbols_option_that_is_not_a_list_is_refused(symbols):
+    """docs/engines.md, symbols: ``symbols`` lists the keys of the board's symbols."""
+    with pytest.raises(ValueError, match="list of symbol keys"):
+        new_game(symbols=symbols)

@@ -69,6 +69,7 @@ def states(slug: str, seeds: int = 3) -> list[dict[str, Any]]:
             state = engine.apply(state, player, action)
     if slug == "slogan":
         state = engine.setup(["p1", "p2", "p3", "p4"], pack_for(slug), seed=0)
+        state["scores"]["p3"] = 1  # a player behind challenges the leader
         found.append(engine.apply(state, "p2", {"type": "challenge", "target": "p3"}))
     return found
 

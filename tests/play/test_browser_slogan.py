@@ -36,8 +36,8 @@ def test_three_phones_play_slogan_to_the_goal(live_server, browser):
             expect(other.locator(".slogan-card")).to_have_count(0)
             expect(other.locator(".options")).to_have_count(0)
             expect(other.locator("main")).not_to_contain_text("Brand 1-1")
-        # Before the question anyone may challenge a leader (all have 0 chips: everyone leads).
-        expect(cleo.page.locator("button.challenge")).to_have_count(2)
+        # Only a player behind the leader may challenge: at 0 chips each, everyone leads.
+        expect(cleo.page.locator("button.challenge")).to_have_count(0)
         assert_no_buttons(table.table)
 
         act(table, ada, ask())

@@ -259,20 +259,25 @@ def test_a_slogan_duel_shows_the_options_to_its_reader_only():
                                  options={"first_player": "p1"})
     ben, cleo = rooms.join(room, name="Ben"), rooms.join(room, name="Cleo")
     rooms.start(room, rooms.seat_for_token(room, host.token))
+    # Only a player behind the leader challenges (docs/engines.md): Ben answers Ada right first.
+    for number, action in enumerate(({"type": "ask", "slogan": 0, "stake": 1},
+                                     {"type": "judge", "correct": True})):
+        version = Room.objects.get(pk=room.pk).version
+        rooms.act(room.code, host, action_id=f"a{number}", version=version, action=action)
     version = Room.objects.get(pk=room.pk).version
     rooms.act(room.code, cleo, action_id="c1", version=version,
-              action={"type": "challenge", "target": "p1"})
+              action={"type": "challenge", "target": "p2"})
     pages = {}
     for seat, token in (("p1", host.token), ("p2", ben.token), ("p3", cleo.token)):
         client = Client()
         client.cookies[f"kt_seat_{room.code}"] = token
         pages[seat] = client.get(f"/play/{room.code}/fragment").content.decode()
-    assert "Cleo challenges Ada to a duel!" in pages["p1"]
-    # Ada is both questioner and challenged: Ben reads and judges, and only he sees the options.
-    assert "Reading: Ben" in pages["p1"] and 'class="options"' not in pages["p1"]
+    assert "Cleo challenges Ben to a duel!" in pages["p2"]
+    # Ben is both questioner and challenged: Ada reads and judges, and only she sees the options.
+    assert "Reading: Ada" in pages["p2"] and 'class="options"' not in pages["p2"]
     assert 'class="options"' not in pages["p3"]
-    assert 'class="options"' in pages["p2"] and "Next: Ada answers slogan 1." in pages["p2"]
-    assert pages["p2"].count('data-action="{&quot;correct&quot;') == 2
+    assert 'class="options"' in pages["p1"] and "Next: Ben answers slogan 1." in pages["p1"]
+    assert pages["p1"].count('data-action="{&quot;correct&quot;') == 2
 
 
 def test_the_pages_share_the_apis_rate_limit_on_rooms_and_joins(settings):
