@@ -29,6 +29,7 @@ from functools import wraps
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
@@ -65,13 +66,19 @@ def api_view(methods: tuple[str, ...]) -> Callable[..., Any]:
                 response["Allow"] = ", ".join(methods)
                 return response
             if request.method == "POST" and _needs_csrf(request):
-                rejected = _csrf.process_view(request, None, (), {})  # type: ignore[arg-type]
+                try:
+                    rejected = _csrf.process_view(request, None, (), {})  # type: ignore[arg-type]
+                except (RequestDataTooBig, TooManyFieldsSent):
+                    return error(413, "The request is too large.")
                 if rejected is not None:
                     return error(403, "This request carries cookies but no valid CSRF token: "
                                       "send the page's token as X-CSRFToken, or use a Bearer "
                                       "token without cookies.")
             try:
                 return view(request, *args, **kwargs)
+            except (RequestDataTooBig, TooManyFieldsSent) as exc:
+                return error(413 if isinstance(exc, RequestDataTooBig) else 400,
+                             "The request is too large (its body or its query string).")
             except rooms.PlayError as exc:
                 if isinstance(exc, rooms.Stale):
                     # the fresh room as it is ("status" stays the room's status) plus the message
@@ -87,13 +94,55 @@ class BadRequest(rooms.PlayError):
     status = 400
 
 
-def _body(request: HttpRequest) -> dict[str, Any]:
-    if not request.body:
-        return {}
+class TooBig(rooms.PlayError):
+    status = 413
+
+
+# No play body nests deeper than a few levels (an action's fields, Sign's teams); a deeper one
+# is refused before the parser recurses (Python's json recursion would end in a 500).
+MAX_NESTING = 32
+
+
+def _too_deep(raw: bytes) -> bool:
+    depth = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > MAX_NESTING:
+                return True
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return False
+
+
+def _raw_body(request: HttpRequest) -> bytes:
     try:
-        data = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BadRequest(f"The request body is not JSON: {exc}.") from None
+        return request.body
+    except RequestDataTooBig:
+        raise TooBig(f"The request body is larger than "
+                     f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 1_048_576 or 1} MB.") from None
+
+
+def _body(request: HttpRequest) -> dict[str, Any]:
+    raw = _raw_body(request)
+    if not raw:
+        return {}
+    if _too_deep(raw):
+        raise BadRequest(f"The request body nests deeper than {MAX_NESTING} levels.")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise BadRequest(f"The request body is not JSON: {str(exc)[:200]}.") from None
     if not isinstance(data, dict):
         raise BadRequest("The request body is a JSON object.")
     return data
@@ -323,7 +372,8 @@ def again(request: HttpRequest, code: str) -> HttpResponse:
 def replay(request: HttpRequest, code: str) -> HttpResponse:
     found = rooms.get_room(code)
     number = request.GET.get("game")
-    if number is not None and not number.isdigit():
+    # ASCII digits only: str.isdigit() also accepts "²" and "١", which int() refuses.
+    if number is not None and not (number.isascii() and number.isdigit() and len(number) <= 9):
         raise BadRequest("game is the number of a game of this room (1, 2, …).")
     steps = rooms.replay(found, int(number) if number else None)
     return _json_response({"code": found.code, "game": found.game, "steps": steps})
