@@ -163,9 +163,17 @@ def _seat(request: HttpRequest, room: Room, *, required: bool) -> Seat | None:
         return None
     seat = rooms.seat_for_token(room, token)
     if seat is None:
-        raise rooms.NotASeat(f"This token is not a seat of room {room.code} (the seat may have "
-                             "been removed or given to a bot).")
+        _refuse_token(room.code, token)
     return seat
+
+
+def _refuse_token(code: str, token: str) -> None:
+    """403 for a token that proves no seat; says so when the host moved the seat away."""
+    moved = rooms.moved_away(code, token)
+    if moved is not None:
+        raise rooms.NotASeat(rooms.moved_message(moved))
+    raise rooms.NotASeat(f"This token is not a seat of room {code} (the seat may have "
+                         "been removed or given to a bot).")
 
 
 def _etag(version: int, seat: str | None) -> str:
@@ -239,8 +247,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         seat = rooms.find_seat(code, token)
         if seat is None:
             found = rooms.get_room(code)  # 404 for an unknown room, else the token is wrong
-            raise rooms.NotASeat(f"This token is not a seat of room {found.code} (the seat may "
-                                 "have been removed or given to a bot).")
+            _refuse_token(found.code, token)
         poll: dict[str, Any] = seat.poll  # type: ignore[attr-defined]
     else:
         row = Room.objects.order_by().filter(code=code).values_list(
@@ -272,8 +279,7 @@ def _acting_seat(request: HttpRequest, code: str) -> Seat:
     seat = rooms.find_seat(code, token)
     if seat is None:
         found = rooms.get_room(code)  # 404 for an unknown room, else the token is wrong
-        raise rooms.NotASeat(f"This token is not a seat of room {found.code} (the seat may have "
-                             "been removed or given to a bot).")
+        _refuse_token(found.code, token)
     if rooms._expired(seat.poll["status"], seat.poll["last_activity"]):  # type: ignore[attr-defined]
         rooms.check_expiry(rooms.load_room(seat.room_id))
     return seat

@@ -390,7 +390,8 @@ def check_expiry(room: Room) -> None:
                      f"{settings.KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS} hours without play.")
 
 
-_SEAT_COLUMNS = ("pk", "seat", "position", "name", "token_hash", "host", "bot", "away", "removed")
+_SEAT_COLUMNS = ("pk", "seat", "position", "name", "token_hash", "host", "bot", "away", "removed",
+                 "moved")
 _ROOM_COLUMNS = ("version", "due_at", "status", "last_activity")
 
 
@@ -642,11 +643,31 @@ def new_token(room: Room, by: Seat, seat_id: str) -> str:
         if target.bot:
             raise Refused("A bot plays this seat; there is nobody to rejoin.")
         token = secrets.token_urlsafe(24)
+        if target.pk != by.pk:
+            # Another player's seat: announced to the table (the seat's "moved" flag and a log
+            # line on every screen), and the old device is told why it lost the seat. The host
+            # could read that hand from now on, so it must not happen silently.
+            target.old_token_hash = target.token_hash
+            target.moved += 1
         target.token_hash = hash_token(token)
-        target.save(update_fields=["token_hash"])
-        _touch(room, _now(), bump=False)
-        room.save(update_fields=["last_activity"])
+        target.save(update_fields=["token_hash", "old_token_hash", "moved"])
+        _forget_seats(room)
+        _touch(room, _now())
+        room.save(update_fields=["version", "last_activity"])
     return token
+
+
+def moved_away(code: str, token: str) -> Seat | None:
+    """The seat whose token this was before the host moved it to another device, or None."""
+    if not token:
+        return None
+    return (Seat.objects.filter(room__code=(code or "").strip().upper(), old_token_hash=hash_token(token),
+                                removed=False).first())
+
+
+def moved_message(seat: Seat) -> str:
+    return (f"The host moved {seat.name}'s seat to another device; this device no longer holds it. "
+            "Ask the host for the rejoin link if that was a mistake.")
 
 
 def play_again(room: Room, by: Seat) -> Room:
@@ -866,8 +887,8 @@ def seats_list(room: Room) -> list[dict[str, Any]]:
         found = _SEAT_LISTS.get(key)
         if found is not None:
             return found  # type: ignore[no-any-return]
-    listed = [{"seat": s.seat, "name": s.name, "host": s.host, "bot": s.bot, "away": s.away}
-              for s in _seats(room)]
+    listed = [{"seat": s.seat, "name": s.name, "host": s.host, "bot": s.bot, "away": s.away,
+               "moved": s.moved} for s in _seats(room)]
     transaction.on_commit(lambda: _SEAT_LISTS.put(key, listed))  # at once outside a transaction
     return listed
 
@@ -925,7 +946,7 @@ def bot_rng(room: Room, seat: str) -> random.Random:
 
 
 __all__ += ["NoRelease", "allowed_divisions", "check_expiry", "find_seat", "hash_token", "is_curator",
-            "load_room", "new_token",
+            "load_room", "moved_away", "moved_message", "new_token",
             "room_pack",
             "room_state", "seats_list"]
 _ = (IntegrityError, CardPlayStat)

@@ -463,6 +463,11 @@ def room_page(request: HttpRequest, code: str) -> HttpResponse:
         return _device_page(request, room)
     seat = _seat_of(request, room)
     if seat is None:
+        moved = rooms.moved_away(room.code, request.COOKIES.get(COOKIE_PREFIX + room.code, ""))
+        if moved is not None:  # the host moved this seat to another device
+            return render(request, "play/no_seat.html", {
+                "room": room, "game_name": GAME_NAMES[room.game],
+                "message": rooms.moved_message(moved)}, status=403)
         if room.status == "lobby":
             return redirect("play:join", code=room.code)
         return render(request, "play/no_seat.html", {"room": room, "game_name": GAME_NAMES[room.game]},

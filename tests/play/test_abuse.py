@@ -69,3 +69,53 @@ def test_too_many_query_fields_on_a_pack_endpoint_is_json(releases, settings):
         response = client.get(f"{path}?{query}")
         assert response.status_code < 500
         assert response["Content-Type"].startswith("application/json"), (path, response.content[:200])
+
+
+# --- finding 9: moving a seat to another device is announced -----------------------------------
+
+
+def _started(game: str = "sauschwer", players: int = 2):
+    host_client = Client()
+    host = open_room(host_client, game)
+    guests = []
+    for number in range(players - 1):
+        made = Client().post(f"/api/play/rooms/{host.code}/seats", json.dumps({"name": f"Anna{number}"}),
+                             content_type="application/json").json()
+        guests.append(type(host)(Client(), host.code, made["seat"], made["token"]))
+    assert host.post("/start").status_code == 200
+    return host, guests
+
+
+def test_the_host_moving_a_seat_bumps_the_version_tells_the_table_and_voids_the_old_token(releases):
+    import re
+
+    host, (anna,) = _started()
+    before = host.body()["version"]
+    page = host.client.post(f"/play/{host.code}/host/rejoin", {"seat": anna.seat})
+    assert page.status_code == 200
+    new_token = re.search(rf"/play/{host.code}/rejoin/([A-Za-z0-9_-]+)", page.content.decode()).group(1)
+    assert new_token != anna.token
+    table = Client().get(f"/api/play/rooms/{host.code}").json()
+    assert table["version"] > before  # every poll sees the change
+    assert next(s for s in table["seats"] if s["seat"] == anna.seat)["moved"] == 1
+    html = Client().get(f"/play/{host.code}/table").content.decode()
+    assert "Anna0&#x27;s seat was moved to another device by the host." in html
+    old = anna.get()
+    assert old.status_code == 403 and "moved" in old.json()["error"] and "Anna0" in old.json()["error"]
+    anna.token = new_token
+    assert anna.body()["you"] == anna.seat
+    # the old device's page says so too
+    stale = Client()
+    stale.cookies["kt_seat_" + host.code] = "x"
+    stale.cookies["kt_seat_" + host.code] = old.wsgi_request.headers["Authorization"][7:]
+    moved_page = stale.get(f"/play/{host.code}/")
+    assert moved_page.status_code == 403 and "moved" in moved_page.content.decode()
+
+
+def test_a_player_showing_their_own_rejoin_link_moves_nothing(releases):
+    host, (anna,) = _started()
+    before = anna.body()["version"]
+    anna.client.cookies["kt_seat_" + host.code] = anna.token
+    assert anna.client.post(f"/play/{host.code}/host/rejoin", {"seat": anna.seat}).status_code == 200
+    assert anna.body()["version"] == before
+    assert not any(s["moved"] for s in anna.body()["seats"])

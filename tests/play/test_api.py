@@ -126,7 +126,8 @@ def test_the_room_body_has_exactly_the_designed_keys(releases):
     assert set(body) == {"code", "game", "language", "status", "version", "seats", "you", "view",
                          "legal_actions", "result"}
     assert body["status"] == "playing" and body["you"] == "p1" and body["result"] is None
-    assert body["seats"][0] == {"seat": "p1", "name": "Ada", "host": True, "bot": False, "away": False}
+    assert body["seats"][0] == {"seat": "p1", "name": "Ada", "host": True, "bot": False, "away": False,
+                                "moved": 0}
     assert body["view"]["you"] == "p1"
     table_body = Client().get(f"/api/play/rooms/{host.code}").json()
     assert table_body["you"] is None and table_body["legal_actions"] == []
