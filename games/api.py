@@ -38,11 +38,15 @@ from django.views.decorators.csrf import csrf_exempt
 from exports.api import _etag_matches, error
 from games import rooms
 from games.models import Room, Seat
-from games.ratelimit import allow
+from games.ratelimit import allow, allow_write, too_many
 
 COOKIE_PREFIX = "kt_seat_"
 COOKIE_MAX_AGE = 30 * 24 * 3600
 _csrf = CsrfViewMiddleware(lambda request: HttpResponse())
+# Every POST to a room counts against the write limits (games.ratelimit) but a join, which
+# KARTOTHEK_PLAY_RATE_LIMIT counts with room creations; these two also start a game.
+UNCOUNTED = {"join"}
+GAME_STARTS = {"start", "again"}
 
 
 def cookie_name(code: str) -> str:
@@ -74,6 +78,10 @@ def api_view(methods: tuple[str, ...]) -> Callable[..., Any]:
                     return error(403, "This request carries cookies but no valid CSRF token: "
                                       "send the page's token as X-CSRFToken, or use a Bearer "
                                       "token without cookies.")
+            if request.method == "POST" and "code" in kwargs and view.__name__ not in UNCOUNTED:
+                reason = allow_write(request, kwargs["code"], game=view.__name__ in GAME_STARTS)
+                if reason is not None:
+                    return too_many(reason, json=True)
             try:
                 return view(request, *args, **kwargs)
             except (RequestDataTooBig, TooManyFieldsSent) as exc:

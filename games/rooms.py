@@ -52,9 +52,16 @@ __all__ = [
     "set_teams", "snapshot", "start", "step_bots",
 ]
 
-# Room codes: no look-alikes (0/O, 1/I/L, 2/Z, 5/S, 8/B, U/V).
+# Room codes: no look-alikes (0/O, 1/I/L, 2/Z, 5/S, 8/B, U/V). Eight of the 23 letters make
+# 23⁸ ≈ 7.8 × 10¹⁰ codes: guessing is hopeless with failed lookups limited per client (20 a
+# minute: 28,800 guesses in a room's 24 hours hit one particular room with probability
+# ≈ 3.7 × 10⁻⁷, any of 1,000 open rooms with ≈ 3.7 × 10⁻⁴; see games/ratelimit.py). A code is
+# typed case-insensitively, spaces and dashes ignored ("k7mq 4tx9" works).
 ALPHABET = "34679ACDEFGHJKMNPQRTWXY"
-CODE_LENGTH = 5
+CODE_LENGTH = 8
+# What a poll's view carries of the game's log: the last events (the screens show fewer); the
+# whole log stays in the state for the replay and the statistics.
+RECENT_LOG = 50
 
 
 logger = logging.getLogger(__name__)
@@ -184,8 +191,13 @@ def _expiry() -> timedelta:
     return timedelta(hours=settings.KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS)
 
 
+def _finished_expiry() -> timedelta:
+    return timedelta(hours=settings.KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS)
+
+
 def _expired(status: str, last_activity: datetime, now: datetime | None = None) -> bool:
-    return status != Room.Status.FINISHED and last_activity < (now or _now()) - _expiry()
+    after = _finished_expiry() if status == Room.Status.FINISHED else _expiry()
+    return last_activity < (now or _now()) - after
 
 
 def _game_seed(room: Room) -> str:
@@ -371,10 +383,16 @@ def _check_options(game: str, options: Any, user: Any) -> dict[str, Any]:
     return dict(options)
 
 
+def normal_code(code: str) -> str:
+    """A typed code as stored: upper case, spaces and dashes dropped."""
+    return "".join(ch for ch in (code or "").upper() if ch not in " -\t")
+
+
 def get_room(code: str) -> Room:
-    """The room with that code (case-insensitive), or ``NoRoom``; an unfinished room idle for
-    longer than ``KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS`` is deleted and reported as ``NoRoom``."""
-    code = (code or "").strip().upper()
+    """The room with that code (case-insensitive), or ``NoRoom``; a room idle for longer than
+    ``KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS`` (a finished one: ``KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS``)
+    is deleted and reported as ``NoRoom``."""
+    code = normal_code(code)
     room = Room.objects.filter(code=code).defer("state_json", "draft_pack").first()
     if room is None:
         raise NoRoom(f"There is no room {code}. Check the code.")
@@ -383,11 +401,12 @@ def get_room(code: str) -> Room:
 
 
 def check_expiry(room: Room) -> None:
-    """``NoRoom`` (and the room deleted) when an unfinished room has been idle too long."""
+    """``NoRoom`` (and the room deleted) when a room has been idle too long."""
     if _expired(room.status, room.last_activity):
         Room.objects.filter(pk=room.pk, last_activity=room.last_activity).delete()
-        raise NoRoom(f"Room {room.code} has closed after "
-                     f"{settings.KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS} hours without play.")
+        hours = (settings.KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS if room.status == Room.Status.FINISHED
+                 else settings.KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS)
+        raise NoRoom(f"Room {room.code} has closed after {hours} hours without play.")
 
 
 _SEAT_COLUMNS = ("pk", "seat", "position", "name", "token_hash", "host", "bot", "away", "removed",
@@ -902,6 +921,8 @@ def snapshot(room: Room, seat: Seat | None) -> dict[str, Any]:
     player = seat.seat if seat is not None and state is not None and seat.seat in state["scores"] \
         else None
     view = engine.view(state, player) if state is not None else None
+    if view is not None and len(view.get("log") or ()) > RECENT_LOG:
+        view = {**view, "log": view["log"][-RECENT_LOG:]}  # bounded: a long game's poll stays small
     legal: list[dict[str, Any]] = []
     if player is not None and seat is not None and not seat.bot and room.status == Room.Status.PLAYING:
         legal = engine.legal_actions(state, player)
@@ -946,7 +967,7 @@ def bot_rng(room: Room, seat: str) -> random.Random:
 
 
 __all__ += ["NoRelease", "allowed_divisions", "check_expiry", "find_seat", "hash_token", "is_curator",
-            "load_room", "moved_away", "moved_message", "new_token",
+            "load_room", "moved_away", "moved_message", "new_token", "normal_code",
             "room_pack",
             "room_state", "seats_list"]
 _ = (IntegrityError, CardPlayStat)

@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from games import engines, rooms
 from games.models import Room, Seat
-from games.ratelimit import allow
+from games.ratelimit import allow, allow_write, too_many
 from games.screens import GAME_NAMES, present
 
 COOKIE_PREFIX = "kt_seat_"
@@ -541,6 +541,9 @@ def _acting_seat(request: HttpRequest, room: Room) -> Seat | None:
 def host_control(request: HttpRequest, code: str, control: str) -> HttpResponse:
     """The host's buttons in the lobby and during the game (plain forms: work without script)."""
     room = _room_or_404(code)
+    limited = allow_write(request, room.code, game=control in ("start", "again"))
+    if limited is not None:
+        return too_many(limited, json=False)
     by = _acting_seat(request, room)
     if by is None:
         return render(request, "play/no_seat.html", {"room": room, "game_name": GAME_NAMES[room.game]},

@@ -21,6 +21,14 @@ def releases(db):
     all_releases()
 
 
+@pytest.fixture(autouse=True)
+def _one_minute(monkeypatch):
+    """Every request of a test falls in one window of the rate limits (none crosses a minute)."""
+    from games import ratelimit
+
+    monkeypatch.setattr(ratelimit, "clock", lambda: 1_800_000_030.0)
+
+
 # --- finding 6: hostile input answers JSON, never 500 ----------------------------------------
 
 
@@ -119,3 +127,143 @@ def test_a_player_showing_their_own_rejoin_link_moves_nothing(releases):
     assert anna.client.post(f"/play/{host.code}/host/rejoin", {"seat": anna.seat}).status_code == 200
     assert anna.body()["version"] == before
     assert not any(s["moved"] for s in anna.body()["seats"])
+
+
+# --- finding 4: limits on play writes, bot games out of the statistics, bounded poll log ---------
+
+
+def _production(name: str) -> int:
+    from kartothek import settings as production
+
+    return int(getattr(production, name))
+
+
+def _assert_429(response) -> None:
+    assert response.status_code == 429, response.content[:300]
+    assert int(response["Retry-After"]) >= 1
+    assert response["Content-Type"].startswith("application/json")
+    assert "wait" in response.json()["error"]
+
+
+def test_one_client_flooding_actions_gets_a_json_429_and_a_fast_human_does_not(releases, settings):
+    settings.KARTOTHEK_PLAY_WRITE_LIMIT = _production("KARTOTHEK_PLAY_WRITE_LIMIT")
+    settings.KARTOTHEK_PLAY_ROOM_WRITE_LIMIT = _production("KARTOTHEK_PLAY_ROOM_WRITE_LIMIT")
+    host, (anna,) = _started("slogan")
+    # a fast human: 3 moves a second for 20 seconds is well inside a minute's budget
+    for _ in range(60):
+        assert anna.post("/actions", {"id": "x", "version": 0, "action": {"type": "noop"}}).status_code != 429
+    answers = [host.post("/actions", {"version": 0, "action": {"type": "noop"}}).status_code
+               for _ in range(settings.KARTOTHEK_PLAY_WRITE_LIMIT)]
+    assert 429 in answers  # one client making 600 moves in 4 s is stopped within the minute
+    _assert_429(host.post("/bots"))
+    _assert_429(host.post(f"/seats/{anna.seat}/away", {"away": True}))
+
+
+def test_a_room_has_its_own_write_limit_across_clients(releases, settings):
+    settings.KARTOTHEK_PLAY_ROOM_WRITE_LIMIT = 6
+    host, (anna,) = _started("slogan")  # the start is the room's first write
+    for number in range(5):
+        who = host if number % 2 else anna
+        assert who.post("/actions", {"version": 0, "action": {"type": "noop"}}).status_code != 429
+    anna.client.defaults["REMOTE_ADDR"] = "10.9.9.9"
+    _assert_429(anna.post("/actions", {"version": 0, "action": {"type": "noop"}}))
+
+
+def _bot_game(game: str = "sauschwer"):
+    from games.models import Room
+
+    host = open_room(Client(), game)
+    for _ in range(2):
+        assert host.post("/bots").status_code == 200
+    assert host.post("/start").status_code == 200
+    assert host.post(f"/seats/{host.seat}/away", {"away": True}).status_code == 200
+    assert Room.objects.get(code=host.code).status == "finished"
+    return host
+
+
+def test_playing_bot_games_again_in_a_loop_is_limited_and_never_counts_in_the_statistics(releases, settings):
+    from games.models import CardPlayStat, Room
+
+    settings.KARTOTHEK_PLAY_GAME_LIMIT = _production("KARTOTHEK_PLAY_GAME_LIMIT")
+    host = _bot_game()
+    answers = [host.post("/again").status_code for _ in range(settings.KARTOTHEK_PLAY_GAME_LIMIT + 3)]
+    assert answers.count(200) == settings.KARTOTHEK_PLAY_GAME_LIMIT - 1  # the start was the first
+    _assert_429(host.post("/again"))
+    room = Room.objects.get(code=host.code)
+    assert room.game_number == settings.KARTOTHEK_PLAY_GAME_LIMIT and room.status == "finished"
+    assert not CardPlayStat.objects.exists()  # bots alone: nothing for the admin's numbers
+
+
+def test_one_human_among_bots_counts_nothing_two_humans_of_three_do(releases):
+    from games.models import ActionLog, CardPlayStat, Room
+    from games.stats import played_by_people
+
+    host = _bot_game()
+    room = Room.objects.get(code=host.code)
+    assert not played_by_people(room)
+    rows = ActionLog.objects.filter(room=room)
+    rows.filter(seat="p1").update(by="player")
+    assert not played_by_people(room)  # one person among two bots
+    rows.filter(seat="p2").update(by="player")
+    assert played_by_people(room)  # two of three
+    assert not CardPlayStat.objects.exists()
+
+
+def test_a_poll_carries_a_bounded_log_and_the_replay_the_whole_game(releases):
+    from games import rooms
+    from games.models import Room
+
+    host = _bot_game()
+    room = Room.objects.get(code=host.code)
+    full = room.state["log"]
+    assert len(full) > rooms.RECENT_LOG
+    table = Client().get(f"/api/play/rooms/{host.code}").json()
+    assert table["view"]["log"] == full[-rooms.RECENT_LOG:]
+    seat = host.body()["view"]["log"]
+    assert len(seat) == rooms.RECENT_LOG
+    steps = Client().get(f"/api/play/rooms/{host.code}/replay").json()["steps"]
+    assert steps[-1]["view"]["log"] == full
+
+
+def test_finished_rooms_expire(releases, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Room
+
+    settings.KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS = 1
+    host = _bot_game()
+    Room.objects.filter(code=host.code).update(last_activity=timezone.now() - timedelta(hours=2))
+    response = Client().get(f"/api/play/rooms/{host.code}/replay")
+    assert response.status_code == 404 and "closed" in response.json()["error"]
+    assert not Room.objects.filter(code=host.code).exists()
+
+
+# --- finding 7: guessing room codes ---------------------------------------------------------------
+
+
+@pytest.fixture
+def lookups(settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.KARTOTHEK_PLAY_LOOKUP_LIMIT = 3
+    yield
+    cache.clear()
+
+
+def test_failed_room_lookups_are_limited_per_client_then_even_a_real_code_is_a_429(releases, lookups):
+    host = open_room(Client(REMOTE_ADDR="10.7.7.7"), "slogan")
+    guesser = Client()
+    for guess in ("AAAAAAAA", "CCCCCCCC", "DDDDDDDD"):
+        assert guesser.get(f"/api/play/rooms/{guess}").status_code == 404
+    response = guesser.get("/api/play/rooms/EEEEEEEE")
+    assert response.status_code == 429 and int(response["Retry-After"]) >= 1
+    assert "check the code" in response.json()["error"]
+    for path in (f"/api/play/rooms/{host.code}", f"/api/play/rooms/{host.code}/replay",
+                 f"/play/{host.code}/table", f"/play/{host.code}/join"):
+        assert guesser.get(path).status_code == 429, path
+    other = Client(REMOTE_ADDR="10.1.2.3")  # another client is not blocked
+    assert other.get(f"/api/play/rooms/{host.code}").status_code == 200
+    assert host.body()["code"] == host.code  # nor the players of the room (another address)
