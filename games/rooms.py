@@ -41,13 +41,14 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import bots, engines
+from games import bots, cardids, engines
+from games.cardids import translate
 from games.engines import IllegalAction
 from games.models import ActionLog, CardPlayStat, Room, Seat
 
 __all__ = [
     "ALPHABET", "NoRoom", "NotASeat", "NotAllowed", "PlayError", "Refused", "RoomFull",
-    "RoomStarted", "Stale", "act", "get_room", "give_host", "give_to_bot", "join",
+    "RoomStarted", "Stale", "act", "card_maps", "get_room", "give_host", "give_to_bot", "join",
     "open_room", "play_again", "remove_seat", "replay", "seat_for_token", "set_away",
     "set_teams", "snapshot", "start", "step_bots",
 ]
@@ -750,6 +751,7 @@ def _act_locked(code: str, seat: Seat, action_id: str, version: int,
             return room, seat, "Someone was faster: the game has moved on. Look again."
         engine = _engine(room)
         state = room_state(room)
+        action = translate(action, card_maps(room)[1])  # the room's card ids back to pack keys
         try:
             new = engine.apply(state, seat.seat, action)
         except IllegalAction as exc:
@@ -926,6 +928,10 @@ def snapshot(room: Room, seat: Seat | None) -> dict[str, Any]:
     legal: list[dict[str, Any]] = []
     if player is not None and seat is not None and not seat.bot and room.status == Room.Status.PLAYING:
         legal = engine.legal_actions(state, player)
+    result = engine.result(state) if state is not None else None
+    if state is not None:  # cards by the room's ids, never by pack keys (games/cardids.py)
+        to_id = card_maps(room)[0]
+        view, legal, result = translate(view, to_id), translate(legal, to_id), translate(result, to_id)
     return {
         "code": room.code,
         "game": room.game,
@@ -936,8 +942,13 @@ def snapshot(room: Room, seat: Seat | None) -> dict[str, Any]:
         "you": seat.seat if seat is not None else None,
         "view": view,
         "legal_actions": legal,
-        "result": engine.result(state) if state is not None else None,
+        "result": result,
     }
+
+
+def card_maps(room: Room) -> tuple[dict[str, str], dict[str, str], dict[str, Any]]:
+    """The room's card ids: (pack key → id, id → pack key, the pack with ids for the pages)."""
+    return cardids.maps(room, room_pack(room))
 
 
 def replay(room: Room, game_number: int | None = None) -> list[dict[str, Any]]:
@@ -952,12 +963,15 @@ def replay(room: Room, game_number: int | None = None) -> list[dict[str, Any]]:
     engine = _engine(room)
     state = engine.setup(list(entry["players"]), room_pack(room), seed=entry["seed"],
                          options=entry["options"])
+    to_id = card_maps(room)[0]
     steps: list[dict[str, Any]] = [{"version": None, "seat": None, "action": None, "by": None,
-                                    "at": entry.get("started"), "view": engine.view(state, None)}]
+                                    "at": entry.get("started"),
+                                    "view": translate(engine.view(state, None), to_id)}]
     for row in room.log.filter(game_number=number).order_by("version"):
         state = engine.apply(state, row.seat, row.action)
-        steps.append({"version": row.version, "seat": row.seat, "action": row.action,
-                      "by": row.by, "at": row.at.isoformat(), "view": engine.view(state, None)})
+        steps.append({"version": row.version, "seat": row.seat, "action": translate(row.action, to_id),
+                      "by": row.by, "at": row.at.isoformat(),
+                      "view": translate(engine.view(state, None), to_id)})
     return steps
 
 

@@ -110,8 +110,9 @@ def _add_device_token(request: HttpRequest, response: HttpResponse, room: Room, 
 
 
 def pack_of(room: Room) -> dict[str, Any]:
-    """The pack the room was opened with (a release, or a curator's pinned draft)."""
-    return rooms.room_pack(room)
+    """The pack the room was opened with (a release, or a curator's pinned draft), its cards
+    keyed by the room's card ids as in the room's views (games/cardids.py)."""
+    return rooms.card_maps(room)[2]
 
 
 def is_curator(user: Any) -> bool:

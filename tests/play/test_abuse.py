@@ -267,3 +267,84 @@ def test_failed_room_lookups_are_limited_per_client_then_even_a_real_code_is_a_4
     other = Client(REMOTE_ADDR="10.1.2.3")  # another client is not blocked
     assert other.get(f"/api/play/rooms/{host.code}").status_code == 200
     assert host.body()["code"] == host.code  # nor the players of the room (another address)
+
+
+# --- finding 5: cards by per-room ids, never by pack keys -----------------------------------------
+
+
+def _quoted(keys: list[str], text: str) -> list[str]:
+    """Pack keys that appear as a value (JSON, an attribute, a button's data) in a text."""
+    forms = ('"{}"', "&quot;{}&quot;", "'{}'", "&#x27;{}&#x27;", "={}&", "/{}\"")
+    return [key for key in keys if any(form.format(key) in text for form in forms)]
+
+
+@pytest.mark.parametrize("game", ["sauschwer", "slogan", "symbols", "sign"])
+def test_no_view_page_or_button_names_a_card_by_its_pack_key(releases, game):
+    import random
+
+    from games import bots, cardids, rooms
+    from games.models import Room
+
+    players = {"symbols": 3, "sign": 4}.get(game, 2)
+    room, host = rooms.open_room(game=game, language="en", name="P1")
+    seats = [host] + [rooms.join(room, name=f"P{n}") for n in range(2, players + 1)]
+    rooms.start(room, host)
+    keys = cardids.card_keys(rooms.room_pack(room))
+    assert keys
+    clients = []
+    for seat in seats:
+        client = Client()
+        client.cookies["kt_seat_" + room.code] = seat.token
+        clients.append((seat, client))
+    rng = random.Random(f"ids-{game}")
+    for step in range(25):
+        room = Room.objects.get(pk=room.pk)
+        if room.status != "playing":
+            break
+        pages = [Client().get(f"/api/play/rooms/{room.code}").content.decode(),
+                 Client().get(f"/play/{room.code}/table").content.decode()]
+        for seat, client in clients:
+            pages.append(client.get(f"/api/play/rooms/{room.code}",
+                                    HTTP_AUTHORIZATION=f"Bearer {seat.token}").content.decode())
+            pages.append(client.get(f"/play/{room.code}/").content.decode())
+            pages.append(client.get(f"/play/{room.code}/fragment").content.decode())
+        for page in pages:
+            assert not _quoted(keys, page), (step, _quoted(keys, page)[:3])
+        state = room.state
+        for seat, client in rng.sample(clients, len(clients)):
+            action = bots.act(game, state, seat.seat, rng)
+            if action is None:
+                continue
+            # the client sends what it was shown: the room's ids, never keys
+            shown = cardids.translate(action, rooms.card_maps(room)[0])
+            body = client.post(f"/api/play/rooms/{room.code}/actions",
+                               json.dumps({"id": f"i{step}", "version": room.version, "action": shown}),
+                               content_type="application/json",
+                               HTTP_AUTHORIZATION=f"Bearer {seat.token}")
+            assert body.status_code in (200, 409), body.content[:300]
+            break
+    room = Room.objects.get(pk=room.pk)
+    assert room.version > 1
+
+
+def test_card_ids_differ_between_rooms_and_turn_back_into_keys_on_the_way_in(releases):
+    from games import rooms
+
+    first, _h1 = rooms.open_room(game="sauschwer", language="en", name="A")
+    second, _h2 = rooms.open_room(game="sauschwer", language="en", name="A")
+    to_id_1, to_key_1, pack_1 = rooms.card_maps(first)
+    to_id_2, _to_key_2, _pack_2 = rooms.card_maps(second)
+    key = next(iter(to_id_1))
+    assert to_id_1[key] != to_id_2[key] and to_key_1[to_id_1[key]] == key
+    assert all(card["key"] in to_key_1 for card in pack_1["body"]["cards"])  # the pages' pack
+
+
+def test_slogans_judge_phase_table_names_no_card_the_public_pack_can_answer(releases):
+    from games import cardids, rooms
+
+    room, host = rooms.open_room(game="slogan", language="en", name="A")
+    rooms.join(room, name="B")
+    rooms.start(room, host)
+    keys = cardids.card_keys(rooms.room_pack(room))
+    table = Client().get(f"/api/play/rooms/{room.code}").content.decode()
+    assert not _quoted(keys, table)

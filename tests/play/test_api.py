@@ -28,7 +28,7 @@ def test_creating_a_room_answers_code_seat_token_and_version(releases):
     assert response.status_code == 201
     data = response.json()
     assert set(data) == {"code", "seat", "token", "version"}
-    assert len(data["code"]) == 5 and not set(data["code"]) & set("0O1IL")
+    assert len(data["code"]) == 8 and not set(data["code"]) & set("0O1IL")
     room = Room.objects.get(code=data["code"])
     assert room.status == "lobby" and room.release.version == 1
     assert room.seats.get().host and room.seats.get().token_hash != data["token"]
