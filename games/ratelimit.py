@@ -121,8 +121,9 @@ class RoomLookupMiddleware:
     Why it is enough: with 8-character codes from 23 letters (``games.rooms.CODE_LENGTH``) there
     are 23⁸ ≈ 7.8 × 10¹⁰ codes. At 20 guesses a minute a client makes 28,800 guesses in the 24
     hours a room lives; with 10,000 rooms open at once each guess hits one with probability
-    10,000 / 7.8 × 10¹⁰ ≈ 1.3 × 10⁻⁶, so a whole day of guessing finds one with probability
-    ≈ 3.7 % per client — and one particular room with ≈ 3.7 × 10⁻⁶.
+    10,000 / 7.8 × 10¹⁰ ≈ 1.3 × 10⁻⁷, so a whole day of guessing finds one with probability
+    ≈ 0.37 % per client address — and one particular room with ≈ 3.7 × 10⁻⁷. A household
+    behind one address shares the limit (20 mistyped codes a minute is far above a typo rate).
     """
 
     PREFIXES = ("/play/", "/api/play/")
