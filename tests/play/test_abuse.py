@@ -210,12 +210,12 @@ def test_one_human_among_bots_counts_nothing_two_humans_of_three_do(releases):
 
 
 def test_a_poll_carries_a_bounded_log_and_the_replay_the_whole_game(releases):
-    from games import rooms
+    from games import cardids, rooms
     from games.models import Room
 
     host = _bot_game()
     room = Room.objects.get(code=host.code)
-    full = room.state["log"]
+    full = cardids.translate(room.state["log"], rooms.card_maps(room)[0])  # as the room names cards
     assert len(full) > rooms.RECENT_LOG
     table = Client().get(f"/api/play/rooms/{host.code}").json()
     assert table["view"]["log"] == full[-rooms.RECENT_LOG:]
