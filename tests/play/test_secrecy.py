@@ -12,6 +12,7 @@ fails on a view that leaks.
 from __future__ import annotations
 
 import json
+import os
 import random
 from typing import Any
 
@@ -23,7 +24,8 @@ from games.models import Room
 from tests.engines.packs import slogan_pack
 from tests.play.core_helpers import Player, release_of
 
-GAMES_PER_ENGINE = 300
+# SECRECY_GAMES overrides the budget for a quick run by hand.
+GAMES_PER_ENGINE = int(os.environ.get("SECRECY_GAMES", "300"))
 OPTIONS: dict[str, dict[str, Any]] = {
     "symbols": {"goal": 2},
     "sign": {"rounds": 1},
