@@ -341,10 +341,18 @@ def test_card_ids_differ_between_rooms_and_turn_back_into_keys_on_the_way_in(rel
 
 def test_slogans_judge_phase_table_names_no_card_the_public_pack_can_answer(releases):
     from games import cardids, rooms
+    from games.models import Room
 
     room, host = rooms.open_room(game="slogan", language="en", name="A")
-    rooms.join(room, name="B")
-    rooms.start(room, host)
+    guest = rooms.join(room, name="B")
+    rooms.start(room, host, options={"first_player": host.seat})
+    room = Room.objects.get(pk=room.pk)
+    ask = next(a for a in rooms.snapshot(room, host)["legal_actions"] if a["type"] == "ask")
+    rooms.act(room.code, host, action_id="ask", version=room.version, action=ask)
+    room = Room.objects.get(pk=room.pk)
+    assert room.state["phase"] == "judge"
     keys = cardids.card_keys(rooms.room_pack(room))
-    table = Client().get(f"/api/play/rooms/{room.code}").content.decode()
-    assert not _quoted(keys, table)
+    for body in (Client().get(f"/api/play/rooms/{room.code}").content.decode(),
+                 Client().get(f"/play/{room.code}/table").content.decode(),
+                 json.dumps(rooms.snapshot(room, guest))):
+        assert not _quoted(keys, body), _quoted(keys, body)
