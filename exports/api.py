@@ -15,6 +15,7 @@ from functools import lru_cache, wraps
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
@@ -60,7 +61,10 @@ def read_only(view):  # type: ignore[no-untyped-def]
             response = error(405, f"{request.method} is not allowed: the pack API is read-only.")
             response["Allow"] = "GET, HEAD"
             return response
-        return view(request, *args, **kwargs)
+        try:
+            return view(request, *args, **kwargs)
+        except (RequestDataTooBig, TooManyFieldsSent):  # a hostile query string: JSON, not HTML
+            return error(400, "The request is too large (too many query fields).")
 
     return wrapper
 

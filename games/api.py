@@ -29,6 +29,7 @@ from functools import wraps
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
@@ -37,11 +38,15 @@ from django.views.decorators.csrf import csrf_exempt
 from exports.api import _etag_matches, error
 from games import rooms
 from games.models import Room, Seat
-from games.ratelimit import allow
+from games.ratelimit import allow, allow_write, too_many
 
 COOKIE_PREFIX = "kt_seat_"
 COOKIE_MAX_AGE = 30 * 24 * 3600
 _csrf = CsrfViewMiddleware(lambda request: HttpResponse())
+# Every POST to a room counts against the write limits (games.ratelimit) but a join, which
+# KARTOTHEK_PLAY_RATE_LIMIT counts with room creations; these two also start a game.
+UNCOUNTED = {"join"}
+GAME_STARTS = {"start", "again"}
 
 
 def cookie_name(code: str) -> str:
@@ -65,13 +70,23 @@ def api_view(methods: tuple[str, ...]) -> Callable[..., Any]:
                 response["Allow"] = ", ".join(methods)
                 return response
             if request.method == "POST" and _needs_csrf(request):
-                rejected = _csrf.process_view(request, None, (), {})  # type: ignore[arg-type]
+                try:
+                    rejected = _csrf.process_view(request, None, (), {})  # type: ignore[arg-type]
+                except (RequestDataTooBig, TooManyFieldsSent):
+                    return error(413, "The request is too large.")
                 if rejected is not None:
                     return error(403, "This request carries cookies but no valid CSRF token: "
                                       "send the page's token as X-CSRFToken, or use a Bearer "
                                       "token without cookies.")
+            if request.method == "POST" and "code" in kwargs and view.__name__ not in UNCOUNTED:
+                reason = allow_write(request, kwargs["code"], game=view.__name__ in GAME_STARTS)
+                if reason is not None:
+                    return too_many(reason, json=True)
             try:
                 return view(request, *args, **kwargs)
+            except (RequestDataTooBig, TooManyFieldsSent) as exc:
+                return error(413 if isinstance(exc, RequestDataTooBig) else 400,
+                             "The request is too large (its body or its query string).")
             except rooms.PlayError as exc:
                 if isinstance(exc, rooms.Stale):
                     # the fresh room as it is ("status" stays the room's status) plus the message
@@ -87,13 +102,55 @@ class BadRequest(rooms.PlayError):
     status = 400
 
 
-def _body(request: HttpRequest) -> dict[str, Any]:
-    if not request.body:
-        return {}
+class TooBig(rooms.PlayError):
+    status = 413
+
+
+# No play body nests deeper than a few levels (an action's fields, Sign's teams); a deeper one
+# is refused before the parser recurses (Python's json recursion would end in a 500).
+MAX_NESTING = 32
+
+
+def _too_deep(raw: bytes) -> bool:
+    depth = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > MAX_NESTING:
+                return True
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return False
+
+
+def _raw_body(request: HttpRequest) -> bytes:
     try:
-        data = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BadRequest(f"The request body is not JSON: {exc}.") from None
+        return request.body
+    except RequestDataTooBig:
+        raise TooBig(f"The request body is larger than "
+                     f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 1_048_576 or 1} MB.") from None
+
+
+def _body(request: HttpRequest) -> dict[str, Any]:
+    raw = _raw_body(request)
+    if not raw:
+        return {}
+    if _too_deep(raw):
+        raise BadRequest(f"The request body nests deeper than {MAX_NESTING} levels.")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise BadRequest(f"The request body is not JSON: {str(exc)[:200]}.") from None
     if not isinstance(data, dict):
         raise BadRequest("The request body is a JSON object.")
     return data
@@ -114,9 +171,17 @@ def _seat(request: HttpRequest, room: Room, *, required: bool) -> Seat | None:
         return None
     seat = rooms.seat_for_token(room, token)
     if seat is None:
-        raise rooms.NotASeat(f"This token is not a seat of room {room.code} (the seat may have "
-                             "been removed or given to a bot).")
+        _refuse_token(room.code, token)
     return seat
+
+
+def _refuse_token(code: str, token: str) -> None:
+    """403 for a token that proves no seat; says so when the host moved the seat away."""
+    moved = rooms.moved_away(code, token)
+    if moved is not None:
+        raise rooms.NotASeat(rooms.moved_message(moved))
+    raise rooms.NotASeat(f"This token is not a seat of room {code} (the seat may have "
+                         "been removed or given to a bot).")
 
 
 def _etag(version: int, seat: str | None) -> str:
@@ -190,8 +255,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         seat = rooms.find_seat(code, token)
         if seat is None:
             found = rooms.get_room(code)  # 404 for an unknown room, else the token is wrong
-            raise rooms.NotASeat(f"This token is not a seat of room {found.code} (the seat may "
-                                 "have been removed or given to a bot).")
+            _refuse_token(found.code, token)
         poll: dict[str, Any] = seat.poll  # type: ignore[attr-defined]
     else:
         row = Room.objects.order_by().filter(code=code).values_list(
@@ -223,8 +287,7 @@ def _acting_seat(request: HttpRequest, code: str) -> Seat:
     seat = rooms.find_seat(code, token)
     if seat is None:
         found = rooms.get_room(code)  # 404 for an unknown room, else the token is wrong
-        raise rooms.NotASeat(f"This token is not a seat of room {found.code} (the seat may have "
-                             "been removed or given to a bot).")
+        _refuse_token(found.code, token)
     if rooms._expired(seat.poll["status"], seat.poll["last_activity"]):  # type: ignore[attr-defined]
         rooms.check_expiry(rooms.load_room(seat.room_id))
     return seat
@@ -323,7 +386,8 @@ def again(request: HttpRequest, code: str) -> HttpResponse:
 def replay(request: HttpRequest, code: str) -> HttpResponse:
     found = rooms.get_room(code)
     number = request.GET.get("game")
-    if number is not None and not number.isdigit():
+    # ASCII digits only: str.isdigit() also accepts "²" and "١", which int() refuses.
+    if number is not None and not (number.isascii() and number.isdigit() and len(number) <= 9):
         raise BadRequest("game is the number of a game of this room (1, 2, …).")
     steps = rooms.replay(found, int(number) if number else None)
     return _json_response({"code": found.code, "game": found.game, "steps": steps})

@@ -78,6 +78,10 @@ class Seat(models.Model):
     bot = models.BooleanField(default=False)
     away = models.BooleanField(default=False)
     removed = models.BooleanField(default=False)
+    # The host moved the seat to another device (a fresh token): how often, and the token it had
+    # before the last move, so that the old device is told why it lost the seat.
+    moved = models.PositiveSmallIntegerField(default=0)
+    old_token_hash = models.CharField(max_length=64, blank=True, default="", db_index=True)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -41,20 +41,28 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import bots, engines
+from games import bots, cardids, engines
+from games.cardids import translate
 from games.engines import IllegalAction
 from games.models import ActionLog, CardPlayStat, Room, Seat
 
 __all__ = [
     "ALPHABET", "NoRoom", "NotASeat", "NotAllowed", "PlayError", "Refused", "RoomFull",
-    "RoomStarted", "Stale", "act", "get_room", "give_host", "give_to_bot", "join",
+    "RoomStarted", "Stale", "act", "card_maps", "get_room", "give_host", "give_to_bot", "join",
     "open_room", "play_again", "remove_seat", "replay", "seat_for_token", "set_away",
     "set_teams", "snapshot", "start", "step_bots",
 ]
 
-# Room codes: no look-alikes (0/O, 1/I/L, 2/Z, 5/S, 8/B, U/V).
+# Room codes: no look-alikes (0/O, 1/I/L, 2/Z, 5/S, 8/B, U/V). Eight of the 23 letters make
+# 23⁸ ≈ 7.8 × 10¹⁰ codes: guessing is hopeless with failed lookups limited per client (20 a
+# minute: 28,800 guesses in a room's 24 hours hit one particular room with probability
+# ≈ 3.7 × 10⁻⁷, any of 1,000 open rooms with ≈ 3.7 × 10⁻⁴; see games/ratelimit.py). A code is
+# typed case-insensitively, spaces and dashes ignored ("k7mq 4tx9" works).
 ALPHABET = "34679ACDEFGHJKMNPQRTWXY"
-CODE_LENGTH = 5
+CODE_LENGTH = 8
+# What a poll's view carries of the game's log: the last events (the screens show fewer); the
+# whole log stays in the state for the replay and the statistics.
+RECENT_LOG = 50
 
 
 logger = logging.getLogger(__name__)
@@ -184,8 +192,13 @@ def _expiry() -> timedelta:
     return timedelta(hours=settings.KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS)
 
 
+def _finished_expiry() -> timedelta:
+    return timedelta(hours=settings.KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS)
+
+
 def _expired(status: str, last_activity: datetime, now: datetime | None = None) -> bool:
-    return status != Room.Status.FINISHED and last_activity < (now or _now()) - _expiry()
+    after = _finished_expiry() if status == Room.Status.FINISHED else _expiry()
+    return last_activity < (now or _now()) - after
 
 
 def _game_seed(room: Room) -> str:
@@ -371,10 +384,16 @@ def _check_options(game: str, options: Any, user: Any) -> dict[str, Any]:
     return dict(options)
 
 
+def normal_code(code: str) -> str:
+    """A typed code as stored: upper case, spaces and dashes dropped."""
+    return "".join(ch for ch in (code or "").upper() if ch not in " -\t")
+
+
 def get_room(code: str) -> Room:
-    """The room with that code (case-insensitive), or ``NoRoom``; an unfinished room idle for
-    longer than ``KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS`` is deleted and reported as ``NoRoom``."""
-    code = (code or "").strip().upper()
+    """The room with that code (case-insensitive), or ``NoRoom``; a room idle for longer than
+    ``KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS`` (a finished one: ``KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS``)
+    is deleted and reported as ``NoRoom``."""
+    code = normal_code(code)
     room = Room.objects.filter(code=code).defer("state_json", "draft_pack").first()
     if room is None:
         raise NoRoom(f"There is no room {code}. Check the code.")
@@ -383,14 +402,16 @@ def get_room(code: str) -> Room:
 
 
 def check_expiry(room: Room) -> None:
-    """``NoRoom`` (and the room deleted) when an unfinished room has been idle too long."""
+    """``NoRoom`` (and the room deleted) when a room has been idle too long."""
     if _expired(room.status, room.last_activity):
         Room.objects.filter(pk=room.pk, last_activity=room.last_activity).delete()
-        raise NoRoom(f"Room {room.code} has closed after "
-                     f"{settings.KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS} hours without play.")
+        hours = (settings.KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS if room.status == Room.Status.FINISHED
+                 else settings.KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS)
+        raise NoRoom(f"Room {room.code} has closed after {hours} hours without play.")
 
 
-_SEAT_COLUMNS = ("pk", "seat", "position", "name", "token_hash", "host", "bot", "away", "removed")
+_SEAT_COLUMNS = ("pk", "seat", "position", "name", "token_hash", "host", "bot", "away", "removed",
+                 "moved")
 _ROOM_COLUMNS = ("version", "due_at", "status", "last_activity")
 
 
@@ -642,11 +663,31 @@ def new_token(room: Room, by: Seat, seat_id: str) -> str:
         if target.bot:
             raise Refused("A bot plays this seat; there is nobody to rejoin.")
         token = secrets.token_urlsafe(24)
+        if target.pk != by.pk:
+            # Another player's seat: announced to the table (the seat's "moved" flag and a log
+            # line on every screen), and the old device is told why it lost the seat. The host
+            # could read that hand from now on, so it must not happen silently.
+            target.old_token_hash = target.token_hash
+            target.moved += 1
         target.token_hash = hash_token(token)
-        target.save(update_fields=["token_hash"])
-        _touch(room, _now(), bump=False)
-        room.save(update_fields=["last_activity"])
+        target.save(update_fields=["token_hash", "old_token_hash", "moved"])
+        _forget_seats(room)
+        _touch(room, _now())
+        room.save(update_fields=["version", "last_activity"])
     return token
+
+
+def moved_away(code: str, token: str) -> Seat | None:
+    """The seat whose token this was before the host moved it to another device, or None."""
+    if not token:
+        return None
+    return (Seat.objects.filter(room__code=(code or "").strip().upper(), old_token_hash=hash_token(token),
+                                removed=False).first())
+
+
+def moved_message(seat: Seat) -> str:
+    return (f"The host moved {seat.name}'s seat to another device; this device no longer holds it. "
+            "Ask the host for the rejoin link if that was a mistake.")
 
 
 def play_again(room: Room, by: Seat) -> Room:
@@ -710,6 +751,7 @@ def _act_locked(code: str, seat: Seat, action_id: str, version: int,
             return room, seat, "Someone was faster: the game has moved on. Look again."
         engine = _engine(room)
         state = room_state(room)
+        action = translate(action, card_maps(room)[1])  # the room's card ids back to pack keys
         try:
             new = engine.apply(state, seat.seat, action)
         except IllegalAction as exc:
@@ -866,8 +908,8 @@ def seats_list(room: Room) -> list[dict[str, Any]]:
         found = _SEAT_LISTS.get(key)
         if found is not None:
             return found  # type: ignore[no-any-return]
-    listed = [{"seat": s.seat, "name": s.name, "host": s.host, "bot": s.bot, "away": s.away}
-              for s in _seats(room)]
+    listed = [{"seat": s.seat, "name": s.name, "host": s.host, "bot": s.bot, "away": s.away,
+               "moved": s.moved} for s in _seats(room)]
     transaction.on_commit(lambda: _SEAT_LISTS.put(key, listed))  # at once outside a transaction
     return listed
 
@@ -881,9 +923,15 @@ def snapshot(room: Room, seat: Seat | None) -> dict[str, Any]:
     player = seat.seat if seat is not None and state is not None and seat.seat in state["scores"] \
         else None
     view = engine.view(state, player) if state is not None else None
+    if view is not None and len(view.get("log") or ()) > RECENT_LOG:
+        view = {**view, "log": view["log"][-RECENT_LOG:]}  # bounded: a long game's poll stays small
     legal: list[dict[str, Any]] = []
     if player is not None and seat is not None and not seat.bot and room.status == Room.Status.PLAYING:
         legal = engine.legal_actions(state, player)
+    result = engine.result(state) if state is not None else None
+    if state is not None:  # cards by the room's ids, never by pack keys (games/cardids.py)
+        to_id = card_maps(room)[0]
+        view, legal, result = translate(view, to_id), translate(legal, to_id), translate(result, to_id)
     return {
         "code": room.code,
         "game": room.game,
@@ -894,8 +942,13 @@ def snapshot(room: Room, seat: Seat | None) -> dict[str, Any]:
         "you": seat.seat if seat is not None else None,
         "view": view,
         "legal_actions": legal,
-        "result": engine.result(state) if state is not None else None,
+        "result": result,
     }
+
+
+def card_maps(room: Room) -> tuple[dict[str, str], dict[str, str], dict[str, Any]]:
+    """The room's card ids: (pack key → id, id → pack key, the pack with ids for the pages)."""
+    return cardids.maps(room, room_pack(room))
 
 
 def replay(room: Room, game_number: int | None = None) -> list[dict[str, Any]]:
@@ -910,12 +963,15 @@ def replay(room: Room, game_number: int | None = None) -> list[dict[str, Any]]:
     engine = _engine(room)
     state = engine.setup(list(entry["players"]), room_pack(room), seed=entry["seed"],
                          options=entry["options"])
+    to_id = card_maps(room)[0]
     steps: list[dict[str, Any]] = [{"version": None, "seat": None, "action": None, "by": None,
-                                    "at": entry.get("started"), "view": engine.view(state, None)}]
+                                    "at": entry.get("started"),
+                                    "view": translate(engine.view(state, None), to_id)}]
     for row in room.log.filter(game_number=number).order_by("version"):
         state = engine.apply(state, row.seat, row.action)
-        steps.append({"version": row.version, "seat": row.seat, "action": row.action,
-                      "by": row.by, "at": row.at.isoformat(), "view": engine.view(state, None)})
+        steps.append({"version": row.version, "seat": row.seat, "action": translate(row.action, to_id),
+                      "by": row.by, "at": row.at.isoformat(),
+                      "view": translate(engine.view(state, None), to_id)})
     return steps
 
 
@@ -925,7 +981,7 @@ def bot_rng(room: Room, seat: str) -> random.Random:
 
 
 __all__ += ["NoRelease", "allowed_divisions", "check_expiry", "find_seat", "hash_token", "is_curator",
-            "load_room", "new_token",
+            "load_room", "moved_away", "moved_message", "new_token", "normal_code",
             "room_pack",
             "room_state", "seats_list"]
 _ = (IntegrityError, CardPlayStat)

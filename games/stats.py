@@ -9,6 +9,13 @@ the game's own log (engine events, not the room's rows), so replaying nothing is
 - sauschwer: per object on the scale, rounds it was in (``played``), doubted (``doubted``),
   and doubts won (``right``) or lost (``wrong``);
 - sign: nothing (a card has no difficulty of its own).
+
+Only games that people played count: a game counts when at least two seats made moves of
+their own in it (``ActionLog.by == "player"``: not a bot, not an away seat's stand-in, not the
+turn timer) and those seats are at least half of the game's players. A game of bots (a room
+whose host adds bots, starts, steps away and plays again in a loop) or of one person among
+bots never reaches the statistics: it would tell nothing about how hard a card is for people,
+and anybody could otherwise pour thousands of bot games into the admin's numbers.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from typing import Any
 
 from django.db.models import F
 
-from games.models import CardPlayStat, Room
+from games.models import ActionLog, CardPlayStat, Room
 
 Counts = dict[str, dict[str, int]]
 
@@ -87,12 +94,31 @@ def sauschwer_counts(log: list[dict[str, Any]]) -> Counts:
 COUNTERS = {"slogan": slogan_counts, "symbols": symbols_counts, "sauschwer": sauschwer_counts}
 
 
+MIN_HUMANS = 2
+
+
+def played_by_people(room: Room) -> bool:
+    """Whether the room's current game counts (see the module's docstring)."""
+    humans = (ActionLog.objects.filter(room=room, game_number=room.game_number, by="player")
+              .values("seat").distinct().count())
+    players = len((room.games[-1] if room.games else {}).get("players", [])) or humans
+    return humans >= MIN_HUMANS and humans * 2 >= players
+
+
 def record_game(room: Room) -> None:
-    """Add the room's just-finished game to the card statistics (once per game)."""
+    """Add the room's just-finished game to the card statistics (once per game; a game of
+    bots is marked as handled and counts nothing)."""
     counter = COUNTERS.get(room.game)
     if counter is None or room.stats_recorded >= room.game_number or not room.state_json:
         return
     room.stats_recorded = room.game_number
+    if played_by_people(room):
+        add_game(room)
+
+
+def add_game(room: Room) -> None:
+    """Add the counts of the room's game to the card statistics (no checks: ``record_game``)."""
+    counter = COUNTERS[room.game]
     state = room.state
     assert state is not None
     # In key order: two games finishing at once update shared rows in the same order, so one

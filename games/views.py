@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from games import engines, rooms
 from games.models import Room, Seat
-from games.ratelimit import allow
+from games.ratelimit import allow, allow_write, too_many
 from games.screens import GAME_NAMES, present
 
 COOKIE_PREFIX = "kt_seat_"
@@ -110,8 +110,9 @@ def _add_device_token(request: HttpRequest, response: HttpResponse, room: Room, 
 
 
 def pack_of(room: Room) -> dict[str, Any]:
-    """The pack the room was opened with (a release, or a curator's pinned draft)."""
-    return rooms.room_pack(room)
+    """The pack the room was opened with (a release, or a curator's pinned draft), its cards
+    keyed by the room's card ids as in the room's views (games/cardids.py)."""
+    return rooms.card_maps(room)[2]
 
 
 def is_curator(user: Any) -> bool:
@@ -463,6 +464,11 @@ def room_page(request: HttpRequest, code: str) -> HttpResponse:
         return _device_page(request, room)
     seat = _seat_of(request, room)
     if seat is None:
+        moved = rooms.moved_away(room.code, request.COOKIES.get(COOKIE_PREFIX + room.code, ""))
+        if moved is not None:  # the host moved this seat to another device
+            return render(request, "play/no_seat.html", {
+                "room": room, "game_name": GAME_NAMES[room.game],
+                "message": rooms.moved_message(moved)}, status=403)
         if room.status == "lobby":
             return redirect("play:join", code=room.code)
         return render(request, "play/no_seat.html", {"room": room, "game_name": GAME_NAMES[room.game]},
@@ -548,6 +554,9 @@ def _acting_seat(request: HttpRequest, room: Room) -> Seat | None:
 def host_control(request: HttpRequest, code: str, control: str) -> HttpResponse:
     """The host's buttons in the lobby and during the game (plain forms: work without script)."""
     room = _room_or_404(code)
+    limited = allow_write(request, room.code, game=control in ("start", "again"))
+    if limited is not None:
+        return too_many(limited, json=False)
     by = _acting_seat(request, room)
     if by is None:
         return render(request, "play/no_seat.html", {"room": room, "game_name": GAME_NAMES[room.game]},

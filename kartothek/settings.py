@@ -7,7 +7,12 @@ DATABASE_URL  e.g. postgres://user:pass@host:5432/name (default: SQLite file var
 KARTOTHEK_LANGUAGES comma-separated language codes, source language first (default: de,en)
 KARTOTHEK_VAR_DIR   where generated files go (default: var/ beside manage.py)
 KARTOTHEK_PLAY_RATE_LIMIT  room creations and joins a minute per client (default 30; 0 = off)
-KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS  an unfinished room closes after this long without play (default 24)
+KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS  a room closes after this long without play (default 24; a finished
+                    one after KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS, default 24 too)
+KARTOTHEK_PLAY_WRITE_LIMIT  other play writes (actions, host controls) a minute per client (default 240)
+KARTOTHEK_PLAY_ROOM_WRITE_LIMIT  play writes a minute per room (default 900)
+KARTOTHEK_PLAY_GAME_LIMIT  games started (start, play again) a minute per room (default 4)
+KARTOTHEK_PLAY_LOOKUP_LIMIT  failed room lookups (404s) a minute per client (default 20)
 Production (HTTPS, cookies, CSP, proxy): see the README's Configuration table and
 deploy/production.env.example.
 """
@@ -69,6 +74,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Failed room lookups per client (guessing codes): 429 after KARTOTHEK_PLAY_LOOKUP_LIMIT.
+    "games.ratelimit.RoomLookupMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -195,6 +202,14 @@ KARTOTHEK_WEBHOOK_ALLOW_PRIVATE = env_bool("KARTOTHEK_WEBHOOK_ALLOW_PRIVATE", Fa
 # Play mode (games/rooms.py): limits, room expiry, and the pace of Sign's bots in seconds.
 KARTOTHEK_PLAY_RATE_LIMIT = env_int("KARTOTHEK_PLAY_RATE_LIMIT", 30)
 KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS = env_int("KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS", 24, minimum=1)
+# Finished rooms close too (their replay goes with them; the card statistics stay).
+KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS = env_int("KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS", 24, minimum=1)
+# Per-minute windows, so a burst up to the limit is fine: a fast human makes ~3 actions a
+# second for a few seconds, far below 240 a minute; one client sending 600 in 4 s is stopped.
+KARTOTHEK_PLAY_WRITE_LIMIT = env_int("KARTOTHEK_PLAY_WRITE_LIMIT", 240)
+KARTOTHEK_PLAY_ROOM_WRITE_LIMIT = env_int("KARTOTHEK_PLAY_ROOM_WRITE_LIMIT", 900)
+KARTOTHEK_PLAY_GAME_LIMIT = env_int("KARTOTHEK_PLAY_GAME_LIMIT", 4)
+KARTOTHEK_PLAY_LOOKUP_LIMIT = env_int("KARTOTHEK_PLAY_LOOKUP_LIMIT", 20)
 KARTOTHEK_PLAY_SIGN_BOT_DELAY = (2.0, 4.0)
 # --- Login throttling (django-axes): failed logins are counted in the database, so every
 # app server sees them. After AXES_FAILURE_LIMIT failures the (user name, client address)

@@ -23,7 +23,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # queue on IMMEDIATE transactions as they do in production, instead of failing at once
     # with "database table is locked" (tests/test_concurrency.py races real threads).
     DATABASES["default"]["TEST"] = {"NAME": os.path.join(_VAR, "test.sqlite3")}  # noqa: F405
-KARTOTHEK_PLAY_RATE_LIMIT = 0  # the rate limit's own tests turn it on
+KARTOTHEK_PLAY_RATE_LIMIT = 0  # the rate limits' own tests turn them on
+KARTOTHEK_PLAY_WRITE_LIMIT = 0
+KARTOTHEK_PLAY_ROOM_WRITE_LIMIT = 0
+KARTOTHEK_PLAY_GAME_LIMIT = 0
+KARTOTHEK_PLAY_LOOKUP_LIMIT = 0
 
 # Tests render templates without running collectstatic first: plain names, no manifest.
 STORAGES = {**STORAGES, "staticfiles": {  # noqa: F405

@@ -413,3 +413,84 @@ def test_print_options_never_answer_500(mini_catalogue, game, options, flags):
     elif response["Content-Type"].startswith("text/html"):
         assert "errorlist" in response.content.decode()  # refused, and it says why
     assert snapshot() == before
+
+
+# --- the play API: hostile bodies and query strings ------------------------------------------
+
+# Every play endpoint, with CODE and SEAT filled in from a real room. A new endpoint (e.g. the
+# room's event stream) is one more line here.
+PLAY_ENDPOINTS = [
+    ("POST", "/api/play/rooms"),
+    ("GET", "/api/play/rooms/CODE"),
+    ("POST", "/api/play/rooms/CODE/seats"),
+    ("POST", "/api/play/rooms/CODE/start"),
+    ("POST", "/api/play/rooms/CODE/actions"),
+    ("POST", "/api/play/rooms/CODE/bots"),
+    ("POST", "/api/play/rooms/CODE/teams"),
+    ("POST", "/api/play/rooms/CODE/again"),
+    ("GET", "/api/play/rooms/CODE/replay"),
+    ("POST", "/api/play/rooms/CODE/seats/SEAT/remove"),
+    ("POST", "/api/play/rooms/CODE/seats/SEAT/away"),
+    ("POST", "/api/play/rooms/CODE/seats/SEAT/host"),
+    ("POST", "/api/play/rooms/CODE/seats/SEAT/bot"),
+    ("GET", "/api/packs/"),
+    ("GET", "/api/packs/slogan/en/1.json"),
+    ("GET", "/api/packs/slogan/en/draft.json"),
+]
+
+_JSON_LEAF = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+                       st.text(max_size=20), HOSTILE_VALUES.filter(lambda v: not isinstance(v, float)))
+PLAY_BODIES = st.one_of(
+    st.recursive(_JSON_LEAF, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                     st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+                 max_leaves=20).map(lambda v: json.dumps(v).encode()),
+    st.fixed_dictionaries({"id": _JSON_LEAF, "version": _JSON_LEAF, "action": _JSON_LEAF,
+                           "game": st.sampled_from(["slogan", "x", ""]), "name": _JSON_LEAF,
+                           "language": _JSON_LEAF, "teams": _JSON_LEAF, "away": _JSON_LEAF,
+                           "cookie": _JSON_LEAF, "options": _JSON_LEAF, "release": _JSON_LEAF})
+    .map(lambda v: json.dumps(v).encode()),
+    st.integers(min_value=1, max_value=200_000).map(lambda n: b"[" * n + b"]" * n),
+    st.integers(min_value=1, max_value=200_000).map(lambda n: b'{"a":' * n + b"1" + b"}" * n),
+    st.binary(max_size=200),
+    st.just(b'{"name": "' + b"x" * 11_000_000 + b'"}'),  # over DATA_UPLOAD_MAX_MEMORY_SIZE
+)
+PLAY_QUERIES = st.one_of(
+    st.just(""),
+    st.dictionaries(st.sampled_from(["game", "step", "since", "x"]),
+                    st.one_of(st.text(max_size=12), st.sampled_from(["²", "١", "9" * 40, "-1", "0"])),
+                    max_size=3).map(lambda q: "?" + "&".join(f"{k}={v}" for k, v in q.items())),
+    st.just("?" + "&".join(f"f{i}=1" for i in range(1_200))),  # over DATA_UPLOAD_MAX_NUMBER_FIELDS
+)
+
+
+@pytest.fixture
+def play_room(db):
+    from tests.play.core_helpers import all_releases
+
+    all_releases()
+    client = Client()
+    made = client.post("/api/play/rooms", json.dumps({"game": "slogan", "language": "en", "name": "Ada"}),
+                       content_type="application/json").json()
+    guest = client.post(f"/api/play/rooms/{made['code']}/seats", json.dumps({"name": "Bo"}),
+                        content_type="application/json").json()
+    return made["code"], made["token"], guest["seat"]
+
+
+@pytest.mark.parametrize(("method", "endpoint"), PLAY_ENDPOINTS, ids=[e for _, e in PLAY_ENDPOINTS])
+@example(body=b"[" * 100_000 + b"]" * 100_000, query="?game=²", authorised=True)  # issue 21's 500s
+@settings(max_examples=max(1, EXAMPLES // 4), suppress_health_check=list(HealthCheck), deadline=None)
+@given(body=PLAY_BODIES, query=PLAY_QUERIES, authorised=st.booleans())
+def test_play_endpoints_answer_json_never_a_5xx(play_room, method, endpoint, body, query, authorised):
+    code, token, guest = play_room
+    path = endpoint.replace("CODE", code).replace("SEAT", guest) + query
+    client = Client(raise_request_exception=False)
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if authorised else {}
+    if method == "POST":
+        response = client.post(path, body, content_type="application/json", **headers)
+    else:
+        response = client.generic("GET", path, body, content_type="application/json", **headers)
+    assert response.status_code < 500, (path, response.content[:300])
+    if response.status_code not in (204, 304):
+        assert response["Content-Type"].startswith("application/json"), (path, response.content[:300])
+        if response.status_code >= 400:
+            assert response.json()["error"]

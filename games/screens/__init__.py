@@ -120,6 +120,10 @@ def present(game: str, snapshot: dict[str, Any], pack: dict[str, Any]) -> dict[s
     events = view.get("log") or []
     screen["log"] = [line for line in (module.describe(event, ctx) for event in events) if line]
     screen["log_recent"] = list(reversed(screen["log"][-LOG_LINES:]))
+    # A seat the host moved to another device is announced on every screen, first.
+    moved = [_("%(name)s's seat was moved to another device by the host.") % {"name": seat["name"]}
+             for seat in snapshot.get("seats", []) if seat.get("moved")]
+    screen["log_recent"] = [*moved, *screen["log_recent"]]
     screen["extra_buttons"] = ctx.actions.leftovers()
     screen["result"] = _result(snapshot.get("result"), ctx)
     return screen

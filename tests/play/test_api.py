@@ -28,7 +28,7 @@ def test_creating_a_room_answers_code_seat_token_and_version(releases):
     assert response.status_code == 201
     data = response.json()
     assert set(data) == {"code", "seat", "token", "version"}
-    assert len(data["code"]) == 5 and not set(data["code"]) & set("0O1IL")
+    assert len(data["code"]) == 8 and not set(data["code"]) & set("0O1IL")
     room = Room.objects.get(code=data["code"])
     assert room.status == "lobby" and room.release.version == 1
     assert room.seats.get().host and room.seats.get().token_hash != data["token"]
@@ -126,7 +126,8 @@ def test_the_room_body_has_exactly_the_designed_keys(releases):
     assert set(body) == {"code", "game", "language", "status", "version", "seats", "you", "view",
                          "legal_actions", "result"}
     assert body["status"] == "playing" and body["you"] == "p1" and body["result"] is None
-    assert body["seats"][0] == {"seat": "p1", "name": "Ada", "host": True, "bot": False, "away": False}
+    assert body["seats"][0] == {"seat": "p1", "name": "Ada", "host": True, "bot": False, "away": False,
+                                "moved": 0}
     assert body["view"]["you"] == "p1"
     table_body = Client().get(f"/api/play/rooms/{host.code}").json()
     assert table_body["you"] is None and table_body["legal_actions"] == []
@@ -166,7 +167,12 @@ def test_an_action_answers_the_new_body_and_bumps_the_version(releases):
     after = response.json()
     assert after["version"] == body["version"] + 1
     assert response["ETag"] == f'"{after["version"]}.p1"'
-    assert ActionLog.objects.get(room__code=host.code).action == place
+    # the log keeps the engine's pack keys; the answer names cards by the room's ids
+    from games import cardids, rooms
+    from games.models import Room
+
+    to_key = rooms.card_maps(Room.objects.get(code=host.code))[1]
+    assert ActionLog.objects.get(room__code=host.code).action == cardids.translate(place, to_key)
 
 
 def test_the_same_action_id_applies_once(releases):

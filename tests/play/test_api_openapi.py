@@ -35,7 +35,7 @@ def test_every_url_of_the_play_api_is_described(pattern):
 
 @pytest.mark.parametrize("template", PLAY_PATHS)
 def test_every_described_play_path_is_served_with_its_methods(template):
-    url = template.replace("{code}", "K7XQM").replace("{seat}", "p2")
+    url = template.replace("{code}", "K7XQM4TW").replace("{seat}", "p2")
     match = resolve(url)
     assert match.func is not api.not_found and match.namespace == "play_api", template
     methods = {m.upper() for m in PLAY_PATHS[template] if m in METHODS}

@@ -54,18 +54,23 @@ def _age(code: str, hours: int) -> None:
     Room.objects.filter(code=code).update(last_activity=timezone.now() - timedelta(hours=hours))
 
 
-def test_expire_rooms_closes_idle_unfinished_rooms_only(run_command, settings):
+def test_expire_rooms_closes_idle_rooms_and_finished_ones_after_their_own_time(run_command, settings):
     all_releases()
     settings.KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS = 2
+    settings.KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS = 4
     idle = open_room(Client(), "sauschwer")
     fresh = open_room(Client(), "sauschwer")
     done, _ = table("sauschwer", 2)
-    Room.objects.filter(code=done.code).update(status="finished")
+    old, _ = table("sauschwer", 2)
+    Room.objects.filter(code__in=[done.code, old.code]).update(status="finished")
     for code in (idle.code, done.code):
         _age(code, 3)
+    _age(old.code, 5)
     status, out, _ = run_command("expire_rooms")
-    assert status == 0 and "closed 1 rooms" in out
+    assert status == 0 and "closed 2 rooms" in out
     assert set(Room.objects.values_list("code", flat=True)) == {fresh.code, done.code}
+    _age(done.code, 5)  # a finished room is also closed when opened after its time
+    assert Client().get(f"/api/play/rooms/{done.code}").status_code == 404
 
 
 def test_an_expired_room_is_closed_when_opened(settings):

@@ -12,18 +12,20 @@ fails on a view that leaks.
 from __future__ import annotations
 
 import json
+import os
 import random
 from typing import Any
 
 import pytest
 from django.test import Client
 
-from games import bots, rooms
+from games import bots, cardids, rooms
 from games.models import Room
 from tests.engines.packs import slogan_pack
 from tests.play.core_helpers import Player, release_of
 
-GAMES_PER_ENGINE = 300
+# SECRECY_GAMES overrides the budget for a quick run by hand.
+GAMES_PER_ENGINE = int(os.environ.get("SECRECY_GAMES", "300"))
 OPTIONS: dict[str, dict[str, Any]] = {
     "symbols": {"goal": 2},
     "sign": {"rounds": 1},
@@ -168,6 +170,22 @@ def _check(problems: list[str], game: str, number: int) -> None:
     assert not problems, f"{game} game {number}: {problems[:5]}"
 
 
+class Ids:
+    """The room's card ids: an answer names no card by its pack key (the public pack would
+    give away its secrets), and the secrets above are searched in the answer read back into
+    pack keys (so a hidden card leaked under its id is still found)."""
+
+    def __init__(self, room: Room) -> None:
+        _to_id, self.to_key, _pack = rooms.card_maps(room)
+        self.keys = [_q(key) for key in cardids.card_keys(rooms.room_pack(room))]
+
+    def problems(self, secrets: Secrets, state: dict[str, Any], reader: str | None,
+                 body: dict[str, Any]) -> list[str]:
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        found = [f"the pack key {key} in the answer for {reader}" for key in self.keys if key in text]
+        return found + secrets.problems(state, reader, cardids.translate(body, self.to_key))
+
+
 def play_one(game: str, number: int, rng: random.Random) -> int:
     """One game through the API; returns the number of actions."""
     low, high = PLAYERS[game]
@@ -185,6 +203,7 @@ def play_one(game: str, number: int, rng: random.Random) -> int:
     secrets = Secrets(game)
     steps = 0
     room = Room.objects.get(code=host.code)
+    ids = Ids(room)
     while room.status != "finished":
         state = room.state
         secrets.observe(state)
@@ -202,14 +221,14 @@ def play_one(game: str, number: int, rng: random.Random) -> int:
         room = Room.objects.get(code=host.code)
         after = room.state
         secrets.observe(after)
-        _check(secrets.problems(after, seat_id, response.json()), game, number)
+        _check(ids.problems(secrets, after, seat_id, response.json()), game, number)
         # another seat's poll and the table's, now and then
         if steps % 2 == 0:
             other = by_id[rng.choice(order)]
-            _check(secrets.problems(after, other.seat, other.body()), game, number)
+            _check(ids.problems(secrets, after, other.seat, other.body()), game, number)
         if steps % 3 == 0:
             body = table.get(f"/api/play/rooms/{host.code}").json()
-            _check(secrets.problems(after, None, body), game, number)
+            _check(ids.problems(secrets, after, None, body), game, number)
         assert steps < 3000, f"{game} game {number} does not end"
     return steps
 

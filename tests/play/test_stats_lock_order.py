@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games.models import CardPlayStat, Room
-from games.stats import record_game
+from games.stats import add_game
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ def finished_sauschwer(*cards: str) -> Room:
 def test_card_statistics_are_locked_and_written_in_key_order():
     CardPlayStat.objects.create(game="sauschwer", key="mango")  # one exists, two are new
     with CaptureQueriesContext(connection) as queries:
-        record_game(finished_sauschwer("zebra", "apfel", "mango"))
+        add_game(finished_sauschwer("zebra", "apfel", "mango"))
     touched = []
     for query in queries:
         found = re.search(r"(apfel|mango|zebra)", query["sql"])

@@ -130,8 +130,13 @@ def act(table: Table, player: Player, action: dict[str, Any]) -> None:
     """Press the action's button on the player's phone; wait until every screen shows the result."""
     import time
 
+    from games import cardids, rooms
+
     before = table.version()
-    click_action(player.page, action)
+    # The test speaks pack keys (it reads the engine's state); the page names cards by the
+    # room's ids (games/cardids.py).
+    room = Room.objects.get(pk=table.room.pk)
+    click_action(player.page, cardids.translate(action, rooms.card_maps(room)[0]))
     deadline = time.monotonic() + WAIT / 1000
     while table.version() <= before:
         assert time.monotonic() < deadline, f"{action} was not applied"

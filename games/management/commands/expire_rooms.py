@@ -1,25 +1,30 @@
-"""Close rooms idle for longer than KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS (finished games stay for
-their replays and the card statistics), and forget old rate-limit counts. Rooms are also
-closed lazily when someone opens an expired one; run this from cron to keep the table small."""
+"""Close rooms idle for longer than KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS, and finished ones after
+KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS (their replays go with them; the card statistics stay),
+and forget old rate-limit counts. Rooms are also closed lazily when someone opens an expired
+one; run this from cron to keep the table small."""
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
+from django.db.models import Q
 from django.utils import timezone
 
 from games.models import Room
 from games.ratelimit import forget_old
-from games.rooms import _expiry
+from games.rooms import _expiry, _finished_expiry
 
 
 class Command(BaseCommand):
-    help = "Delete unfinished rooms without activity for KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS hours."
+    help = ("Delete rooms without activity for KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS hours (finished ones: "
+            "KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS).")
 
     def add_arguments(self, parser):
         parser.add_argument("--dry-run", action="store_true", help="count, delete nothing")
 
     def handle(self, *args, dry_run=False, **options):
-        idle = Room.objects.exclude(status=Room.Status.FINISHED).filter(
-            last_activity__lt=timezone.now() - _expiry())
+        now = timezone.now()
+        idle = Room.objects.filter(
+            Q(last_activity__lt=now - _expiry()) & ~Q(status=Room.Status.FINISHED)
+            | Q(status=Room.Status.FINISHED, last_activity__lt=now - _finished_expiry()))
         count = idle.count()
         if not dry_run:
             idle.delete()
