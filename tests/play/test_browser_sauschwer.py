@@ -13,8 +13,9 @@ from tests.play.ui_helpers import (
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_three_phones_play_a_round_of_sauschwer_with_a_stop_and_secret_markers(live_server, browser):
-    table = open_table(browser, live_server.url, "sauschwer", ["Ada", "Ben", "Cleo"],
+@pytest.mark.parametrize("table_only", [False, True], ids=["phone-host", "table-only"])
+def test_three_phones_play_a_round_of_sauschwer_with_a_stop_and_secret_markers(live_server, browser, table_only):
+    table = open_table(browser, live_server.url, "sauschwer", ["Ada", "Ben", "Cleo"], table_only=table_only,
                        options={"rounds": 1, "opening_side": "violet", "first_player": "p1"})
     try:
         ada, ben, cleo = table.players
@@ -67,12 +68,14 @@ def test_three_phones_play_a_round_of_sauschwer_with_a_stop_and_secret_markers(l
         winner_names = {p.name for p in table.players if p.seat in result["winners"]}
         for name in winner_names:
             expect(table.table.locator(".result .winners")).to_contain_text(name)
+        table.check_fit()
     finally:
         table.close()
 
 
-def test_a_stop_that_comes_too_late_shows_why_and_the_fresh_screen(live_server, browser):
-    table = open_table(browser, live_server.url, "sauschwer", ["Ada", "Ben", "Cleo"],
+@pytest.mark.parametrize("table_only", [False, True], ids=["phone-host", "table-only"])
+def test_a_stop_that_comes_too_late_shows_why_and_the_fresh_screen(live_server, browser, table_only):
+    table = open_table(browser, live_server.url, "sauschwer", ["Ada", "Ben", "Cleo"], table_only=table_only,
                        options={"rounds": 1, "first_player": "p1"})
     try:
         ada, ben, cleo = table.players

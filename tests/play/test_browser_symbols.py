@@ -14,8 +14,9 @@ from tests.play.ui_helpers import (
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_three_phones_play_sags_mit_symbolen_to_the_goal(live_server, browser):
-    table = open_table(browser, live_server.url, "symbols", ["Ada", "Ben", "Cleo"], options={
+@pytest.mark.parametrize("table_only", [False, True], ids=["phone-host", "table-only"])
+def test_three_phones_play_sags_mit_symbolen_to_the_goal(live_server, browser, table_only):
+    table = open_table(browser, live_server.url, "symbols", ["Ada", "Ben", "Cleo"], table_only=table_only, options={
         "goal": 3, "first_candidate": "p1",
         "stack": {"concepts": EXAMPLE_BOARD, "numbers": [4]},
     })
@@ -55,5 +56,6 @@ def test_three_phones_play_sags_mit_symbolen_to_the_goal(live_server, browser):
             assert_no_buttons(page)
         expect(ada.page.locator(".result h2")).to_have_text("You win!")
         expect(ben.page.locator(".result .winners")).to_contain_text("Ada")
+        table.check_fit()
     finally:
         table.close()

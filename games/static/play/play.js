@@ -104,8 +104,21 @@
       }
     });
   }
-  window.addEventListener("resize", function () { fitText(document); });
+  // The table screen never scrolls: when a big board still does not fit, it is zoomed out a bit.
+  function fitTable() {
+    var main = document.querySelector(".page-table:not(.page-replay) main");
+    if (!main || window.innerWidth < 1000) return;
+    main.style.removeProperty("zoom");
+    var zoom = 1;
+    var root = document.scrollingElement;
+    while (root.scrollHeight > window.innerHeight && zoom > 0.6) {
+      zoom -= 0.04;
+      main.style.zoom = String(zoom);
+    }
+  }
+  window.addEventListener("resize", function () { fitText(document); fitTable(); });
   fitText(document);
+  fitTable();
 
   // Replay: the arrow keys step.
   document.addEventListener("keydown", function (event) {
@@ -136,6 +149,7 @@
     keepAwake(playing);
     cueTurn(!!live.querySelector("[data-your-turn]"));
     fitText(live);
+    fitTable();
   }
 
   function keepAwake(playing) {
