@@ -18,7 +18,8 @@ QUINTET = ["anker-rot", "anker-orange", "anker-gelb", "anker-gruen", "anker-blau
 
 @pytest.mark.parametrize("table_only", [False, True], ids=["phone-host", "table-only"])
 def test_four_phones_play_sign_until_a_quintet_is_called(live_server, browser, table_only):
-    table = open_table(browser, live_server.url, "sign", ["Ada", "Ben", "Cleo", "Dana"], table_only=table_only, options={
+    table = open_table(browser, live_server.url, "sign", ["Ada", "Ben", "Cleo", "Dana"],
+                       table_only=table_only, options={
         "target_points": 1, "stack": {"deck": QUINTET},
     })
     try:

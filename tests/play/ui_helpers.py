@@ -180,21 +180,23 @@ FIT_SCRIPT = """(table) => {
     const r = b.getBoundingClientRect();
     if (!r.width || !r.height || getComputedStyle(b).visibility === "hidden") continue;
     const top = r.top + window.scrollY;
-    if (r.left < -0.5 || r.right > W + 0.5) problems.push(`button "${b.textContent.trim()}" is off to the side`);
-    if (table && (top < -0.5 || top + r.height > H + 0.5)) problems.push(`button "${b.textContent.trim()}" below the fold`);
+    const label = b.textContent.trim();
+    if (r.left < -0.5 || r.right > W + 0.5) problems.push(`button "${label}" is off to the side`);
+    if (table && (top < -0.5 || top + r.height > H + 0.5)) problems.push(`button "${label}" below the fold`);
   }
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentElement;
     if (!parent || parent.closest(".join-url, .sr-only, [hidden], script, style, svg")) continue;
     const text = node.textContent;
-    const words = /[^\s\u00AD-]{2,}/g;
+    const words = /[^\\s\u00AD-]{2,}/g;
     let match;
     while ((match = words.exec(text))) {
       const range = document.createRange();
       range.setStart(node, match.index);
       range.setEnd(node, match.index + match[0].length);
-      const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top / 4)));
+      const rects = [...range.getClientRects()].filter(r => r.width > 0);
+      const tops = new Set(rects.map(r => Math.round(r.top / 4)));
       if (tops.size > 1) problems.push(`"${match[0]}" is split across lines`);
     }
   }
@@ -214,9 +216,10 @@ def assert_fits(page: Page, *, table: bool = False) -> None:
         kind = page.url.rstrip("/").rsplit("/", 1)[-1]
         game = page.evaluate("document.body.className.match(/game-(\\w+)/)?.[1] || 'play'")
         status = page.evaluate("document.querySelector('[data-status]')?.dataset.status || 'page'")
-        name = page.evaluate("(document.querySelector('.you .seat-name, .seat-row.you') || {}).textContent || ''")
+        name = page.evaluate("(document.querySelector('.seat-row.you .seat-name') || {}).textContent || ''")
         who = "".join(ch for ch in name if ch.isalnum())[:8]
-        page.screenshot(path=f"{SHOTS}/{game}-{status}-{kind}{('-' + who) if who else ''}-{size.get('width')}.png")
+        tail = f"-{who}" if who else ""
+        page.screenshot(path=f"{SHOTS}/{game}-{status}-{kind}{tail}-{size.get('width')}.png")
         if problems:
             print(f"FIT {page.url} {size}: {problems}")
         return
