@@ -110,3 +110,24 @@ def test_a_wrong_room_code_answers_a_play_404_page_in_the_players_language(debug
             assert f"<h1>{title}</h1>" in page and back in page and 'href="/play/"' in page
             assert f'<html lang="{language}">' in page
             assert "Technical" not in page and "URLconf" not in page
+
+
+def test_the_english_lobby_names_the_extra_tiles_as_the_english_release_does():
+    from cards.models import SymbolTile
+    from tests.engines.packs import symbols_pack
+
+    SymbolTile.objects.create(key="sonne", name="Sonne", icon="sun", position=1)
+    SymbolTile.objects.create(key="kuehlschrank", name="Kühlschrank", icon="fridge", position=2,
+                              is_extra=True)
+    pack = symbols_pack()
+    pack["body"]["symbols"] = [
+        {"key": "sonne", "name": "Sun", "status": "approved", "extra": False, "position": 1, "picture": None},
+        {"key": "kuehlschrank", "name": "Fridge", "status": "approved", "extra": True, "position": 2,
+         "picture": None},
+    ]
+    release_of("symbols", language="en", pack=pack)
+    english = Client(HTTP_ACCEPT_LANGUAGE="en").get("/play/").content.decode()
+    assert "Fridge" in english and "covers Sun" in english
+    assert "Kühlschrank" not in english and "covers Sonne" not in english
+    german = Client(HTTP_ACCEPT_LANGUAGE="de").get("/play/").content.decode()
+    assert "Kühlschrank" in german  # no German release: the catalogue's own names
