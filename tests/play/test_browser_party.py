@@ -40,6 +40,9 @@ def test_the_home_page_fits_a_360_px_phone_with_the_join_button_in_view(live_ser
         box = page.get_by_role("button", name="Join", exact=True).bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
         assert_fits(page)
+        page.set_viewport_size(LAPTOP)
+        assert_fits(page)
+        page.set_viewport_size(PHONE)
         # The favicon is a static SVG the CSP allows: no page logs a CSP error for it.
         page.reload()
         assert not [e for e in errors if "Content Security Policy" in e or "favicon" in e], errors
