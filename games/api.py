@@ -226,9 +226,13 @@ def _limited() -> JsonResponse:
 def create_room(request: HttpRequest) -> HttpResponse:
     data = _body(request)
     _check_cookie_flag(data)
+    if not isinstance(data.get("seat", True), bool):
+        raise BadRequest("\"seat\" is true or false (false: open the room as the table only).")
     if not allow(request):
         return _limited()
     user = request.user if request.user.is_authenticated else None
+    if data.get("seat", True) is False:
+        return _create_table_room(data, user)
     room, seat = rooms.open_room(
         game=data.get("game"), language=data.get("language"),  # type: ignore[arg-type]
         release=data.get("release", "latest"), options=data.get("options"),
@@ -241,6 +245,24 @@ def create_room(request: HttpRequest) -> HttpResponse:
                                "version": room.version}, 201)
     response["Location"] = f"/api/play/rooms/{room.code}"
     _set_seat_cookie(request, response, data, room.code, token)
+    return response
+
+
+def _create_table_room(data: dict[str, Any], user: Any) -> HttpResponse:
+    """``"seat": false``: the opener is the table (no seat, no cookie); it gets ``host_token``,
+    which gives the host controls to a seat (``POST …/seats/SEAT/host`` with it as Bearer).
+    Until then the first seat that joins is the host."""
+    room, _none = rooms.open_room(
+        game=data.get("game"), language=data.get("language"),  # type: ignore[arg-type]
+        release=data.get("release", "latest"), options=data.get("options"),
+        name=data.get("name") or "Table", user=user, seed=data.get("seed"),  # type: ignore[arg-type]
+        turn_timer=data.get("turn_timer", 0), seat=False,
+        pass_and_play=bool(data.get("pass_and_play", False)),
+    )
+    response = _json_response({"code": room.code, "seat": None, "token": None,
+                               "host_token": room.table_token,  # type: ignore[attr-defined]
+                               "version": room.version}, 201)
+    response["Location"] = f"/api/play/rooms/{room.code}"
     return response
 
 
@@ -359,6 +381,11 @@ def away(request: HttpRequest, code: str, seat_id: str) -> HttpResponse:
 
 @api_view(("POST",))
 def give_host(request: HttpRequest, code: str, seat_id: str) -> HttpResponse:
+    found = rooms.get_room(code)
+    token = _token(request, found.code)
+    if rooms.is_table_token(found, token):  # a table-only room's table hands the controls on
+        assert token is not None
+        return _room_response(rooms.snapshot(rooms.give_host_from_table(found, token, seat_id), None))
     return _control(request, code, lambda r, s, d: rooms.give_host(r, s, seat_id))
 
 

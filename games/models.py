@@ -52,6 +52,9 @@ class Room(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     stats_recorded = models.PositiveIntegerField(default=0, help_text="last game counted in card stats")
+    # A room opened "table only": the sha256 of the table device's host token (no seat; it
+    # shows the table and hands the host controls to a phone). Empty for every other room.
+    table_token_hash = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["-last_activity"]

@@ -48,7 +48,8 @@ from games.models import ActionLog, CardPlayStat, Room, Seat
 
 __all__ = [
     "ALPHABET", "NoRoom", "NotASeat", "NotAllowed", "PlayError", "Refused", "RoomFull",
-    "RoomStarted", "Stale", "act", "card_maps", "get_room", "give_host", "give_to_bot", "join",
+    "RoomStarted", "Stale", "act", "card_maps", "get_room", "give_host", "give_host_from_table",
+    "give_to_bot", "is_table_token", "join",
     "open_room", "play_again", "remove_seat", "replay", "seat_for_token", "set_away",
     "set_teams", "snapshot", "start", "step_bots",
 ]
@@ -310,9 +311,14 @@ def _players(room: Room) -> list[str]:
 def open_room(*, game: str, language: str, release: int | str = "latest",
               options: dict[str, Any] | None = None, name: str, user: Any = None,
               seed: str | int | None = None, pass_and_play: bool = False,
-              turn_timer: int = 0) -> tuple[Room, Seat]:
+              turn_timer: int = 0, seat: bool = True) -> tuple[Room, Seat]:
     """A new room in the lobby with its creator as host; returns the room and the host's seat
     (``seat.token`` holds the plain token, shown once).
+
+    ``seat=False`` opens it "table only": the opener (a TV, a laptop) is no player. No seat is
+    made (the second value is ``None``); ``room.table_token`` holds the plain host token of the
+    table device (its hash is kept), which can hand the host controls to a seat
+    (``give_host_from_table``). Until then the first phone that joins becomes the host.
 
     ``release``: a release number, ``"latest"`` or ``"draft"`` (the draft's bytes are pinned).
     ``"draft"``, ``seed`` and the ``stack`` option need a curator ``user`` (``NotAllowed``).
@@ -337,6 +343,10 @@ def open_room(*, game: str, language: str, release: int | str = "latest",
         raise Refused("A seed is a number or a text of up to 64 characters.")
     if not isinstance(turn_timer, int) or isinstance(turn_timer, bool) or not 0 <= turn_timer <= 3600:
         raise Refused("The turn timer is a number of seconds from 0 (off) to 3600.")
+    if not isinstance(seat, bool):
+        raise Refused("\"seat\" is true or false (false: the opener is the table, not a player).")
+    if not seat and pass_and_play:
+        raise Refused("A pass-and-play room is played on the opener's device: it needs its seat.")
     pinned: Release | None = None
     draft: bytes | None = None
     if release == DRAFT:
@@ -364,8 +374,42 @@ def open_room(*, game: str, language: str, release: int | str = "latest",
             pass_and_play=bool(pass_and_play), turn_timer=turn_timer, last_activity=now,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
-        seat = _new_seat(room, name=name, host=True)
-    return room, seat
+        if not seat:
+            table_token = secrets.token_urlsafe(24)
+            room.table_token_hash = hash_token(table_token)
+            room.save(update_fields=["table_token_hash"])
+            room.table_token = table_token  # type: ignore[attr-defined]  # shown once
+            return room, None  # type: ignore[return-value]
+        host = _new_seat(room, name=name, host=True)
+    return room, host
+
+
+def is_table_token(room: Room, token: str | None) -> bool:
+    """Whether ``token`` is the host token of a table-only room's table device."""
+    if not token or not room.table_token_hash:
+        return False
+    return secrets.compare_digest(room.table_token_hash, hash_token(token))
+
+
+def give_host_from_table(room: Room, token: str, seat_id: str) -> Room:
+    """The table device of a table-only room gives the host controls to a human seat (the
+    seat that had them loses them); at any time, as often as the table likes."""
+    with transaction.atomic():
+        room = _locked(room.code)
+        if not is_table_token(room, token):
+            raise NotAllowed("Only the table screen that opened this room can do that.")
+        target = _seat_of(room, seat_id)
+        if target.bot:
+            raise Refused("A bot cannot be the host.")
+        for other in _seats(room):
+            if other.host and other.pk != target.pk:
+                other.host = False
+                other.save(update_fields=["host"])
+        target.host = True
+        target.save(update_fields=["host"])
+        _touch(room, _now())
+        room.save()
+    return room
 
 
 def _check_options(game: str, options: Any, user: Any) -> dict[str, Any]:
@@ -454,7 +498,11 @@ def join(room: Room, *, name: str) -> Seat:
         if room.seats.filter(removed=False).count() >= maximum:
             raise RoomFull(f"The room is full: {room.get_game_display()} is for at most "
                            f"{maximum} players.")
-        seat = _new_seat(room, name=name)
+        # A table-only room has no host until a phone comes: the first one to join gets the
+        # controls (the table can hand them to another seat later).
+        hostless = bool(room.table_token_hash) and not room.seats.filter(
+            host=True, removed=False, bot=False).exists()
+        seat = _new_seat(room, name=name, host=hostless)
         room.options.pop("teams", None)  # the seats changed: the host sets teams again
         _touch(room, _now())
         room.save()

@@ -14,6 +14,7 @@ urlpatterns = [
     path("<str:code>/", views.room_page, name="room"),
     path("<str:code>/join", views.join, name="join"),
     path("<str:code>/table", views.table_page, name="table"),
+    path("<str:code>/table/host", views.table_host, name="table_host"),
     path("<str:code>/fragment", views.fragment, name="fragment"),
     path("<str:code>/hand", views.hand_over, name="hand"),
     path("<str:code>/host/<str:control>", views.host_control, name="host"),

@@ -27,10 +27,11 @@ from django.views.decorators.http import require_GET, require_POST
 from games import engines, rooms
 from games.models import Room, Seat
 from games.ratelimit import allow, allow_write, too_many
-from games.screens import GAME_NAMES, present
+from games.screens import GAME_NAMES, describe_events, present
 
 COOKIE_PREFIX = "kt_seat_"
 DEVICE_PREFIX = "kt_pp_"
+TABLE_PREFIX = "kt_table_"  # a table-only room's host token on the table device
 COOKIE_AGE = 7 * 24 * 3600
 LANGUAGES = (("en", "English"), ("de", "Deutsch"))
 NAME_MAX = 40
@@ -53,7 +54,12 @@ def player_language(view: Callable[..., HttpResponseBase]) -> Callable[..., Http
             language = language if language in dict(LANGUAGES) else "en"
         with translation.override(language):
             request.LANGUAGE_CODE = language
-            response = view(request, *args, **kwargs)
+            try:
+                response = view(request, *args, **kwargs)
+            except RoomMissing as missing:
+                # A wrong or expired code: a play page with the way back, never Django's 404
+                # (the same with DEBUG on and off).
+                response = render(request, "play/not_found.html", {"message": str(missing)}, status=404)
             if hasattr(response, "render") and not getattr(response, "is_rendered", True):
                 response.render()
         response.headers.setdefault("Content-Language", language)
@@ -119,11 +125,20 @@ def is_curator(user: Any) -> bool:
     return bool(user.is_authenticated and user.is_active and user.is_staff and rooms.is_curator(user))
 
 
+class RoomMissing(Http404):
+    """No room has that code (or it expired): the play pages answer with play/not_found.html."""
+
+
 def _room_or_404(code: str) -> Room:
     try:
         return rooms.get_room(code)
     except rooms.NoRoom:
-        raise Http404(_("There is no room %(code)s (or it has expired).") % {"code": code}) from None
+        raise RoomMissing(_("There is no room %(code)s (or it has expired).") % {"code": code}) from None
+
+
+def _table_host(request: HttpRequest, room: Room) -> bool:
+    """Whether this browser is the table device that opened a table-only room."""
+    return rooms.is_table_token(room, request.COOKIES.get(TABLE_PREFIX + room.code))
 
 
 # --- rendering a room ----------------------------------------------------------------------
@@ -191,6 +206,8 @@ def _table_region(request: HttpRequest, room: Room) -> tuple[str, dict[str, Any]
     context = _common(request, room, None, snap)
     context["screen"] = _screen(room, snap)
     context["qr"] = _qr_svg(context["join_url"])
+    context["table_host"] = _table_host(request, room)
+    context["host_name"] = next((s["name"] for s in context["seats"] if s.get("host")), None)
     template = "play/table_lobby.html" if snap["status"] == "lobby" else f"play/{room.game}/table.html"
     return render_to_string(template, context, request=request), context
 
@@ -317,11 +334,20 @@ def _releases() -> list[dict[str, Any]]:
     ]
 
 
-def _tiles_for_form() -> dict[str, list[dict[str, Any]]]:
-    """The symbol tiles (base and extra) for the variant's choice, from the catalogue."""
+def _tiles_for_form(language: str) -> dict[str, list[dict[str, Any]]]:
+    """The symbol tiles (base and extra) for the variant's choice, from the catalogue, named
+    as the newest release in the page's language names them (the catalogue's names are German)."""
     from cards.models import SymbolTile
+    from exports.packs import PackError, load_pack
 
     tiles = list(SymbolTile.objects.order_by("position", "key").values("key", "name", "is_extra"))
+    try:
+        pack = load_pack("symbols", language, release="latest")
+    except (PackError, ValueError):
+        pack = {}
+    names = {t.get("key"): t.get("name") for t in pack.get("body", {}).get("symbols", [])}
+    for tile in tiles:
+        tile["name"] = names.get(tile["key"]) or tile["name"]
     return {"base": [t for t in tiles if not t["is_extra"]], "extra": [t for t in tiles if t["is_extra"]]}
 
 
@@ -350,7 +376,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "languages": languages,
         "releases": _releases(),
         "curator": curator,
-        "tiles": _tiles_for_form(),
+        "tiles": _tiles_for_form(request.LANGUAGE_CODE),
         "error": error,
         "form": request.POST if request.method == "POST" else {},
         "default_language": request.LANGUAGE_CODE if request.LANGUAGE_CODE in languages else languages[0],
@@ -364,6 +390,9 @@ def _open_room(request: HttpRequest) -> HttpResponse:
         raise FormError(_("Choose a game."))
     language = post.get("language", "")
     name = (post.get("name") or "").strip()
+    table_only = bool(post.get("table_only")) and not post.get("pass_and_play")
+    if table_only and not name:
+        name = _("Table")
     if not name:
         raise FormError(_("Tell the others your name."))
     if len(name) > NAME_MAX:
@@ -396,8 +425,14 @@ def _open_room(request: HttpRequest) -> HttpResponse:
     room, seat = rooms.open_room(
         game=game, language=language, release=release, options=options, name=name,
         user=request.user if request.user.is_authenticated else None, seed=seed,
-        pass_and_play=bool(post.get("pass_and_play")), turn_timer=timer,
+        pass_and_play=bool(post.get("pass_and_play")), turn_timer=timer, seat=not table_only,
     )
+    if table_only:
+        # This device is the table: no seat; its host token lets it give the controls to a phone.
+        response = redirect("play:table", code=room.code)
+        response.set_cookie(TABLE_PREFIX + room.code, room.table_token,  # type: ignore[attr-defined]
+                            max_age=COOKIE_AGE, httponly=True, samesite="Lax")
+        return response
     response = redirect("play:room", code=room.code)
     _give_seat(response, room, seat.token)
     if room.pass_and_play:
@@ -537,6 +572,21 @@ def _rejoin_exchange(request: HttpRequest, room: Room, token: str) -> HttpRespon
 
 
 # --- host controls ---------------------------------------------------------------------------
+
+
+@player_language
+@require_POST
+def table_host(request: HttpRequest, code: str) -> HttpResponse:
+    """A table-only room's table gives the host controls to a phone (a joined seat)."""
+    room = _room_or_404(code)
+    token = request.COOKIES.get(TABLE_PREFIX + room.code, "")
+    try:
+        rooms.give_host_from_table(room, token, request.POST.get("seat", ""))
+    except rooms.PlayError as exc:
+        return HttpResponse(str(exc), status=exc.status, content_type="text/plain; charset=utf-8")
+    if request.headers.get("X-Requested-With") == "fetch":
+        return HttpResponse(status=204)
+    return redirect("play:table", code=room.code)
 
 
 def _acting_seat(request: HttpRequest, room: Room) -> Seat | None:
@@ -749,14 +799,36 @@ def replay_page(request: HttpRequest, code: str) -> HttpResponse:
             "version": step.get("version"), "status": "finished"}
     names = {s["seat"]: s["name"] for s in seats}
     context = _common(request, room, None, snap)
+    screen = present(room.game, snap, pack_of(room))
     context.update(
-        screen=present(room.game, snap, pack_of(room)), step=step, number=number,
+        screen=screen, step=step, number=number,
         last=len(steps) - 1, who=names.get(step.get("seat") or "", ""), replay=True,
-        action=json.dumps(step.get("action"), ensure_ascii=False) if step.get("action") else "",
+        said=_step_words(room, steps, number, screen, names),
     )
     region = render_to_string(f"play/{room.game}/table.html", context, request=request)
     context["region"] = region
     return render(request, "play/replay.html", context)
+
+
+def _step_words(room: Room, steps: list[dict[str, Any]], number: int, screen: dict[str, Any],
+                names: dict[str, str]) -> list[str]:
+    """A replay step in words: the log lines that step added (the game's own sentences, in the
+    page's language), or the action with the player's name when it added none."""
+    if number == 0:
+        return [_("The cards are dealt.")]
+    before = len((steps[number - 1]["view"] or {}).get("log") or [])
+    events = (steps[number]["view"] or {}).get("log") or []
+    lines: list[str] = []
+    if len(events) > before:
+        lines = describe_events(room.game, events[before:], names, pack_of(room))
+    if lines:
+        return lines
+    action = steps[number].get("action") or {}
+    who = names.get(steps[number].get("seat") or "", "")
+    from games.screens import generic_label
+
+    said = _("Stop!") if action.get("type") == "stop" else generic_label(action)
+    return [f"{who}: {said}" if who else said]
 
 
 @player_language
@@ -804,7 +876,8 @@ def sign_colours(request: HttpRequest, code: str) -> HttpResponse:
     return response
 
 
-ASSET_TYPES = {"play.css": "text/css; charset=utf-8", "play.js": "text/javascript; charset=utf-8"}
+ASSET_TYPES = {"play.css": "text/css; charset=utf-8", "play.js": "text/javascript; charset=utf-8",
+               "favicon.svg": "image/svg+xml"}
 
 
 @require_GET

@@ -129,6 +129,16 @@ def present(game: str, snapshot: dict[str, Any], pack: dict[str, Any]) -> dict[s
     return screen
 
 
+def describe_events(game: str, events: list[dict[str, Any]], names: dict[str, str],
+                    pack: dict[str, Any]) -> list[str]:
+    """Log events in words, as the table sees them (a replay step's header)."""
+    from games.screens import sauschwer, sign, slogan, symbols
+
+    module = {"symbols": symbols, "sign": sign, "slogan": slogan, "sauschwer": sauschwer}[game]
+    ctx = Context(names, None, pack, Actions([]))
+    return [line for line in (module.describe(event, ctx) for event in events) if line]
+
+
 def _result(result: dict[str, Any] | None, ctx: Context) -> dict[str, Any] | None:
     if not result:
         return None

@@ -30,12 +30,16 @@ def _names(pack: dict[str, Any]) -> dict[str, str]:
 
 def _last_reveal(view: dict[str, Any], ctx: Context) -> dict[str, Any] | None:
     names = _names(ctx.pack)
+    # Where each card lay: the log's opening and placing events name its side.
+    sides = {event["card"]: event["side"] for event in view.get("log") or []
+             if isinstance(event.get("card"), str) and event.get("side") in SIDES}
     for event in reversed(view.get("log") or []):
         if event.get("type") == "revealed":
             totals = event.get("totals", {})
             return {
                 "round": event.get("round"),
-                "cards": [{"name": names.get(k, k), "weight": weight(g)}
+                "cards": [{"name": names.get(k, k), "weight": weight(g), "side": sides.get(k),
+                           "side_name": side_name(sides.get(k)) if sides.get(k) else None}
                           for k, g in event.get("weights", {}).items()],
                 "red": weight(totals.get("red", 0)),
                 "violet": weight(totals.get("violet", 0)),

@@ -1,5 +1,7 @@
 """Sauschwer in the browser: three phones and the table screen play a one-round game."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -13,8 +15,10 @@ from tests.play.ui_helpers import (
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_three_phones_play_a_round_of_sauschwer_with_a_stop_and_secret_markers(live_server, browser):
-    table = open_table(browser, live_server.url, "sauschwer", ["Ada", "Ben", "Cleo"],
+@pytest.mark.parametrize("table_only", [False, True], ids=["phone-host", "table-only"])
+def test_three_phones_play_a_round_of_sauschwer_with_a_stop_and_secret_markers(live_server, browser,
+                                                                              table_only):
+    table = open_table(browser, live_server.url, "sauschwer", ["Ada", "Ben", "Cleo"], table_only=table_only,
                        options={"rounds": 1, "opening_side": "violet", "first_player": "p1"})
     try:
         ada, ben, cleo = table.players
@@ -67,12 +71,23 @@ def test_three_phones_play_a_round_of_sauschwer_with_a_stop_and_secret_markers(l
         winner_names = {p.name for p in table.players if p.seat in result["winners"]}
         for name in winner_names:
             expect(table.table.locator(".result .winners")).to_contain_text(name)
+        table.check_fit()
+        # The weigh-in says in words which side each object lay on, at 360 px too.
+        expect(ada.page.locator(".reveal .weights li").first.locator(".side-word")).to_have_text(
+            re.compile(r"(red|violet)"))
+        # The replay says each step in words, never as JSON.
+        table.table.goto(f"{table.base}/play/{table.room.code}/replay?step=1")
+        expect(table.table.locator(".step-count")).to_contain_text("Ada put")
+        expect(table.table.locator(".step-count")).not_to_contain_text("{")
+        table.table.goto(f"{table.base}/play/{table.room.code}/replay?step=2")
+        expect(table.table.locator(".step-count")).to_contain_text("Ben")
+        expect(table.table.locator(".step-count")).not_to_contain_text("{")
     finally:
         table.close()
 
 
 def test_a_stop_that_comes_too_late_shows_why_and_the_fresh_screen(live_server, browser):
-    table = open_table(browser, live_server.url, "sauschwer", ["Ada", "Ben", "Cleo"],
+    table = open_table(browser, live_server.url, "sauschwer", ["Ada", "Ben", "Cleo"], table_only=True,
                        options={"rounds": 1, "first_player": "p1"})
     try:
         ada, ben, cleo = table.players
@@ -85,6 +100,9 @@ def test_a_stop_that_comes_too_late_shows_why_and_the_fresh_screen(live_server, 
         expect(cleo.page.locator("button.stop")).to_be_visible()  # stale: still offered
         cleo.page.locator("button.stop").click()
         expect(cleo.page.locator("#toast")).to_contain_text("Someone was faster")
+        # Said in the page's live region too (a screen reader hears it; it is not only colour).
+        expect(cleo.page.locator("#rejected")).to_have_text("Too late: someone was faster.")
+        expect(cleo.page.locator("#rejected")).to_have_attribute("aria-live", "assertive")
         expect(cleo.page.locator(".marker-buttons button")).to_have_count(2)
         assert table.state()["doubter"] == "p2"
     finally:

@@ -16,8 +16,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 QUINTET = ["anker-rot", "anker-orange", "anker-gelb", "anker-gruen", "anker-blau"]
 
 
-def test_four_phones_play_sign_until_a_quintet_is_called(live_server, browser):
-    table = open_table(browser, live_server.url, "sign", ["Ada", "Ben", "Cleo", "Dana"], options={
+@pytest.mark.parametrize("table_only", [False, True], ids=["phone-host", "table-only"])
+def test_four_phones_play_sign_until_a_quintet_is_called(live_server, browser, table_only):
+    table = open_table(browser, live_server.url, "sign", ["Ada", "Ben", "Cleo", "Dana"],
+                       table_only=table_only, options={
         "target_points": 1, "stack": {"deck": QUINTET},
     })
     try:
@@ -59,5 +61,6 @@ def test_four_phones_play_sign_until_a_quintet_is_called(live_server, browser):
         expect(cleo.page.locator(".result h2")).to_have_text("You win!")
         expect(ada.page.locator(".result h2")).to_have_text("You win!")
         expect(ben.page.locator(".result h2")).to_have_text("The game is over")
+        table.check_fit()
     finally:
         table.close()

@@ -22,8 +22,9 @@ def ask(slogan: int = 0, stake: int = 3) -> dict:
     return {"type": "ask", "slogan": slogan, "stake": stake}
 
 
-def test_three_phones_play_slogan_to_the_goal(live_server, browser):
-    table = open_table(browser, live_server.url, "slogan", ["Ada", "Ben", "Cleo"],
+@pytest.mark.parametrize("table_only", [False, True], ids=["phone-host", "table-only"])
+def test_three_phones_play_slogan_to_the_goal(live_server, browser, table_only):
+    table = open_table(browser, live_server.url, "slogan", ["Ada", "Ben", "Cleo"], table_only=table_only,
                        pack=slogan_pack(effects=LEAP),
                        options={"first_player": "p1", "stack": {"cards": ["karte-001"]}})
     try:
@@ -75,5 +76,6 @@ def test_three_phones_play_slogan_to_the_goal(live_server, browser):
             assert_no_buttons(page)
         for name in winners:
             expect(table.table.locator(".result .winners")).to_contain_text(name)
+        table.check_fit()
     finally:
         table.close()

@@ -14,8 +14,10 @@ from tests.play.ui_helpers import (
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_three_phones_play_sags_mit_symbolen_to_the_goal(live_server, browser):
-    table = open_table(browser, live_server.url, "symbols", ["Ada", "Ben", "Cleo"], options={
+@pytest.mark.parametrize("table_only", [False, True], ids=["phone-host", "table-only"])
+def test_three_phones_play_sags_mit_symbolen_to_the_goal(live_server, browser, table_only):
+    table = open_table(browser, live_server.url, "symbols", ["Ada", "Ben", "Cleo"],
+                       table_only=table_only, options={
         "goal": 3, "first_candidate": "p1",
         "stack": {"concepts": EXAMPLE_BOARD, "numbers": [4]},
     })
@@ -55,5 +57,18 @@ def test_three_phones_play_sags_mit_symbolen_to_the_goal(live_server, browser):
             assert_no_buttons(page)
         expect(ada.page.locator(".result h2")).to_have_text("You win!")
         expect(ben.page.locator(".result .winners")).to_contain_text("Ada")
+        table.check_fit()
+        # Rematch: the host's phone offers "Play again" (nobody else's does); every screen
+        # then shows the new game with the same seats.
+        for other in (ben, cleo):
+            expect(other.page.get_by_role("button", name="Play again")).to_have_count(0)
+        ada.page.get_by_role("button", name="Play again").click()
+        for page in (ada.page, ben.page, cleo.page, table.table, table.tv):
+            expect(page.locator(".result")).to_have_count(0, timeout=8000)
+            expect(page.locator(".game")).to_be_visible()
+        from games.models import Room
+
+        assert Room.objects.get(pk=table.room.pk).game_number == 2
+        table.check_fit()
     finally:
         table.close()

@@ -72,9 +72,53 @@
     form.addEventListener("change", sync);
     form.addEventListener("input", sync);
     sync();
+    // A table-only room: the opener is no player, so no name is needed here.
+    var tableOnly = form.querySelector("[data-table-only]");
+    var name = form.querySelector('input[name="name"]');
+    var passAndPlay = form.querySelector('input[name="pass_and_play"]');
+    if (tableOnly && name) {
+      var syncTable = function () {
+        name.required = !tableOnly.checked;
+        if (passAndPlay) {
+          passAndPlay.disabled = tableOnly.checked;
+          if (tableOnly.checked) passAndPlay.checked = false;
+        }
+      };
+      tableOnly.addEventListener("change", syncTable);
+      syncTable();
+    }
   }
 
   setUpOpenRoom();
+
+  // A word that does not fit its box is set smaller, never split between two letters.
+  var FIT = ".concept, .tile-name, .card-name, .object-name, .slogan-text, .options li, .pan li, .seat-name";
+  function fitText(root) {
+    root.querySelectorAll(FIT).forEach(function (element) {
+      element.style.removeProperty("font-size");
+      var size = parseFloat(getComputedStyle(element).fontSize);
+      var floor = size * 0.55;
+      while (element.scrollWidth > element.clientWidth + 1 && size > floor) {
+        size -= 1;
+        element.style.fontSize = size + "px";
+      }
+    });
+  }
+  // The table screen never scrolls: when a big board still does not fit, it is zoomed out a bit.
+  function fitTable() {
+    var main = document.querySelector(".page-table:not(.page-replay) main");
+    if (!main || window.innerWidth < 1000) return;
+    main.style.removeProperty("zoom");
+    var zoom = 1;
+    var root = document.scrollingElement;
+    while (root.scrollHeight > window.innerHeight && zoom > 0.6) {
+      zoom -= 0.04;
+      main.style.zoom = String(zoom);
+    }
+  }
+  window.addEventListener("resize", function () { fitText(document); fitTable(); });
+  fitText(document);
+  fitTable();
 
   // Replay: the arrow keys step.
   document.addEventListener("keydown", function (event) {
@@ -113,6 +157,9 @@
     var playing = head && head.dataset.status === "playing";
     document.body.classList.toggle("your-turn-now", !!live.querySelector("[data-your-turn]"));
     keepAwake(playing);
+    cueTurn(!!live.querySelector("[data-your-turn]"));
+    fitText(live);
+    fitTable();
   }
 
   function keepAwake(playing) {
@@ -215,6 +262,7 @@
     }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (body) {
         if (response.status === 409) {
+          sayRejected();
           showToast(body.error || "Someone was faster.");
         } else if (!response.ok) {
           showToast(body.error || ("Error " + response.status));
@@ -255,6 +303,100 @@
     }).then(function () { return refresh(); });
   });
 
+  // --- "your turn": the tab's title, and (opt-in) a beep and a buzz --------------------------
+
+  var cueButton = document.getElementById("cue-toggle");
+  var baseTitle = document.title;
+  var wasYourTurn = null;
+  var audio = null;
+  var CUE_KEY = "kt-turn-cue";
+
+  function cueOn() {
+    try { return window.localStorage.getItem(CUE_KEY) === "on"; } catch (e) { return false; }
+  }
+
+  function showCue() {
+    if (!cueButton) return;
+    var on = cueOn();
+    cueButton.setAttribute("aria-pressed", on ? "true" : "false");
+    cueButton.textContent = on ? cueButton.dataset.on : cueButton.dataset.off;
+  }
+
+  function beep() {
+    var Context = window.AudioContext || window.webkitAudioContext;
+    if (!Context) return;
+    if (!audio) audio = new Context();
+    if (audio.state === "suspended") audio.resume();
+    var now = audio.currentTime;
+    [0, 0.18].forEach(function (offset, i) {
+      var tone = audio.createOscillator();
+      var gain = audio.createGain();
+      tone.type = "sine";
+      tone.frequency.value = i ? 988 : 660;
+      gain.gain.setValueAtTime(0.0001, now + offset);
+      gain.gain.exponentialRampToValueAtTime(0.25, now + offset + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, now + offset + 0.15);
+      tone.connect(gain).connect(audio.destination);
+      tone.start(now + offset);
+      tone.stop(now + offset + 0.16);
+    });
+  }
+
+  function cueTurn(yours) {
+    if (cueButton) {
+      document.title = yours ? "\u25CF " + cueButton.dataset.title + " \u2013 " + baseTitle : baseTitle;
+    }
+    if (yours && wasYourTurn === false && cueOn()) {
+      try { beep(); } catch (e) { /* no audio here */ }
+      if (navigator.vibrate) navigator.vibrate([120, 60, 120]);
+    }
+    wasYourTurn = yours;
+  }
+
+  if (cueButton) {
+    showCue();
+    cueButton.addEventListener("click", function () {
+      var on = !cueOn();
+      try { window.localStorage.setItem(CUE_KEY, on ? "on" : "off"); } catch (e) { /* private mode */ }
+      showCue();
+      // The click is the gesture a browser wants before it plays sound: a short test beep.
+      if (on) { try { beep(); } catch (e) { /* no audio */ } }
+    });
+  }
+
+  // --- a tap that came too late (409): said in the page, for everyone ---------------------------
+
+  function sayRejected() {
+    var region = document.getElementById("rejected");
+    if (!region) return;
+    region.textContent = "";
+    // A fresh text node, so a screen reader announces the same sentence a second time too.
+    setTimeout(function () { region.textContent = region.dataset.text; }, 30);
+    clearTimeout(sayRejected.timer);
+    sayRejected.timer = setTimeout(function () { region.textContent = ""; }, 6000);
+  }
+
+  // --- the same seat open in a second tab --------------------------------------------------------
+
+  function watchOtherTabs() {
+    var notice = document.getElementById("other-tab");
+    if (!notice || live.dataset.page !== "seat" || !window.BroadcastChannel) return;
+    var me = freshId();
+    var channel = new BroadcastChannel("kartothek-seat-" + live.dataset.code);
+    function warn() {
+      notice.textContent = notice.dataset.text;
+      notice.hidden = false;
+    }
+    channel.onmessage = function (event) {
+      var data = event.data || {};
+      if (data.from === me) return;
+      if (data.kind === "hello") channel.postMessage({ kind: "here", from: me });
+      if (data.kind === "hello" || data.kind === "here") warn();
+    };
+    channel.postMessage({ kind: "hello", from: me });
+  }
+
   readRegion();
+  watchOtherTabs();
   schedule();
 })();
