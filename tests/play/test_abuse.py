@@ -101,7 +101,7 @@ def test_the_host_moving_a_seat_bumps_the_version_tells_the_table_and_voids_the_
     before = host.body()["version"]
     page = host.client.post(f"/play/{host.code}/host/rejoin", {"seat": anna.seat})
     assert page.status_code == 200
-    new_token = re.search(rf"/play/{host.code}/rejoin/([A-Za-z0-9_-]+)", page.content.decode()).group(1)
+    new_token = re.search(rf"/play/{host.code}/rejoin#([A-Za-z0-9_-]+)", page.content.decode()).group(1)
     assert new_token != anna.token
     table = Client().get(f"/api/play/rooms/{host.code}").json()
     assert table["version"] > before  # every poll sees the change
