@@ -17,6 +17,7 @@ import tablib
 from django.conf import settings
 from django.db import transaction
 
+from cards.dismissal_files import export_dismissals, import_dismissals, translatable_files
 from cards.files import FileKind, FileProblem, check_size, file_kind
 from cards.formats import load_table
 from cards.formulas import escape_cell
@@ -208,6 +209,14 @@ def import_catalogue(directory: Path, *, dry_run: bool = False) -> CatalogueRepo
                             _relative(path, directory),
                         )
                     )
+                path = _find(directory / "translations" / language, "dismissals")
+                if path is not None:
+                    # after the translations: a dismissal names the texts it was made on
+                    dismissed = FileReport(path=_relative(path, directory))
+                    (dismissed.new, dismissed.updated, dismissed.unchanged,
+                     dismissed.errors) = import_dismissals(
+                        read_dataset(path), language, translatable_files(CATALOGUE_FILES))
+                    report.files.append(dismissed)
             if not report.files:
                 raise CatalogueError(f"{directory} holds no catalogue files.")
             if report.errors or dry_run:
@@ -252,6 +261,9 @@ def export_catalogue(directory: Path) -> list[Path]:
             path = directory / "translations" / language / f"{stem.split('/')[-1]}.csv"
             _write(resource.export(queryset=rows), path)
             written.append(path)
+        path = directory / "translations" / language / "dismissals.csv"
+        _write(export_dismissals(language, translatable_files(CATALOGUE_FILES)), path)
+        written.append(path)
     return written
 
 

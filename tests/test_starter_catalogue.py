@@ -59,10 +59,10 @@ def test_the_sign_deck_plays_nine_players_through_several_refreshes():
     assert len(set(marks)) == len(marks)  # a mark per colour, for colour-blind players
 
 
-def test_slogan_has_at_least_410_slogans_on_205_cards_and_60_alfons_cards():
+def test_slogan_has_at_least_536_slogans_on_268_cards_and_60_alfons_cards():
     slogans = rows("slogan/slogans.csv")
-    assert len(slogans) >= 410
-    assert len({s["card"] for s in slogans}) >= 205
+    assert len(slogans) >= 536
+    assert len({s["card"] for s in slogans}) >= 268
     for slogan in slogans:
         options = [slogan[f"option_{i}"] for i in range(1, 5)]
         assert len({o.casefold() for o in options}) == 4
@@ -95,12 +95,12 @@ def test_the_starter_catalogue_loads_and_obeys_every_rule_in_both_languages():
     assert {(t.icon.startswith("kartothek:"), t.image_licence) for t in SymbolTile.objects.all()} == {
         (False, "MIT"), (True, "CC0-1.0")}
     assert SignSymbol.objects.count() * SignColour.objects.count() == SignCard.objects.count()
-    assert SloganCard.objects.count() >= 205 and Slogan.objects.count() >= 410
-    # the English edition: 80 cards and more, every text in English (strict: no German fallback)
+    assert SloganCard.objects.count() >= 268 and Slogan.objects.count() >= 536
+    # the English edition: 120 cards and more, every text in English (strict: no German fallback)
     english = build_pack("slogan", "en", strict=True)["body"]["cards"]
-    assert len(english) >= 80
+    assert len(english) >= 120
     assert all(s["status"] == "approved" for c in english for s in c["slogans"])
-    assert len(build_pack("slogan", "de")["body"]["cards"]) >= 150
+    assert len(build_pack("slogan", "de")["body"]["cards"]) >= 163
     assert SloganOption.objects.count() == 4 * Slogan.objects.count()
     assert AlfonsCard.objects.count() == 60
     assert SauschwerObject.objects.count() >= 188
