@@ -295,7 +295,7 @@ async def _stream(code: str, token: str | None, sent: int | None, first: dict[st
                 body, due_at = await look(code, token, sent)
             except rooms.PlayError as exc:
                 message = json.dumps({"error": str(exc), "status": exc.status}, ensure_ascii=False)
-                yield f"event: error\ndata: {message}\n\n".encode()
+                yield f"event: closed\ndata: {message}\n\n".encode()
                 return
             if body is not None:
                 sent = body["version"]

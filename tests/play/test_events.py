@@ -14,7 +14,7 @@ from django.test import Client, override_settings
 from games import bots
 from games.models import Room
 from tests.play.core_helpers import all_releases, release_of, table
-from tests.play.sse_helpers import Server, stream
+from tests.play.sse_helpers import Server, Stream, stream
 from tests.play.test_secrecy import OPTIONS, PLAYERS, Secrets, _check
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -127,13 +127,13 @@ def test_a_wrong_token_is_a_json_403_and_an_unknown_room_a_json_404(server):
     assert posted.status_code == 405
 
 
-def test_a_seat_removed_while_its_stream_is_open_gets_an_error_event_and_the_end(server):
+def test_a_seat_removed_while_its_stream_is_open_gets_a_closed_event_with_the_403(server):
     host, _b, c = table("sauschwer", 3)
     with stream(events_url(server, host.code), bearer(c)) as events:
         events.next()
         assert host.post("/seats/p3/remove").status_code == 200
         last = events.next()
-        assert last.kind == "error" and json.loads(last.data)["status"] == 403
+        assert last.kind == "closed" and json.loads(last.data)["status"] == 403
 
 
 def test_a_move_saved_by_another_process_arrives_through_the_version_check(server):
@@ -179,8 +179,9 @@ def _play_watched(server: Server, game: str, number: int, rng: random.Random) ->
     players = table(game, rng.randint(low, high), options=OPTIONS[game])
     code = players[0].code
     secrets = Secrets(game)
-    streams = {p.seat: stream(events_url(server, code), bearer(p)).__enter__() for p in players}
-    streams[None] = stream(events_url(server, code)).__enter__()  # type: ignore[index]
+    streams: dict[str | None, Stream] = {p.seat: Stream(events_url(server, code), bearer(p))
+                                         for p in players}
+    streams[None] = Stream(events_url(server, code))
     by_id = {p.seat: p for p in players}
     steps = 0
     try:
