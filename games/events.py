@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -134,10 +134,8 @@ def _deliver_everywhere(code: str, version: int) -> None:
     """Hand a committed version to this process's subscriptions on every loop (thread-safe)."""
     for hub in list(_HUBS.values()):
         if code in hub.rooms and not hub.loop.is_closed():
-            try:
+            with suppress(RuntimeError):  # the loop closed meanwhile
                 hub.loop.call_soon_threadsafe(hub.deliver, code, version)
-            except RuntimeError:  # the loop closed meanwhile
-                pass
 
 
 def notify(code: str, version: int) -> None:

@@ -224,7 +224,7 @@ def test_the_event_stream_answers_match_the_description():
             answered[events.status] = None
         for response in (httpx.get(url, headers={"Authorization": "Bearer nope"}),
                          httpx.get(url.replace(room.code, "ZZZZZ"))):
-            parts, node = _get("paths", EVENTS, "get", "responses", str(response.status_code))
+            parts, _node = _get("paths", EVENTS, "get", "responses", str(response.status_code))
             schema = {"$ref": BASE + _pointer([*parts, "content", "application/json", "schema"])}
             assert not list(Draft202012Validator(schema, registry=REGISTRY).iter_errors(response.json()))
             answered[response.status_code] = None
