@@ -190,9 +190,10 @@ KARTOTHEK_PLAY_RATE_LIMIT = env_int("KARTOTHEK_PLAY_RATE_LIMIT", 30)
 KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS = env_int("KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS", 24, minimum=1)
 KARTOTHEK_PLAY_SIGN_BOT_DELAY = (2.0, 4.0)
 # Pushed updates (games/events.py): seconds between the event streams' keep-alive comments,
-# and between SQLite's version checks (the safety net that carries other processes' moves).
+# and between SQLite's version checks (one query a process for every room it streams: how
+# moves made through another process on the same file arrive, within that time).
 KARTOTHEK_PLAY_EVENTS_HEARTBEAT = float(env_str("KARTOTHEK_PLAY_EVENTS_HEARTBEAT") or 15)
-KARTOTHEK_PLAY_EVENTS_CHECK = float(env_str("KARTOTHEK_PLAY_EVENTS_CHECK") or 1)
+KARTOTHEK_PLAY_EVENTS_CHECK = float(env_str("KARTOTHEK_PLAY_EVENTS_CHECK") or 0.05)
 # --- Login throttling (django-axes): failed logins are counted in the database, so every
 # app server sees them. After AXES_FAILURE_LIMIT failures the (user name, client address)
 # pair is refused with 429 for AXES_COOLOFF_MINUTES; a successful login resets the count.
