@@ -31,6 +31,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.middleware.csrf import CsrfViewMiddleware
@@ -312,6 +313,11 @@ async def events(request: HttpRequest, code: str) -> HttpResponse:
         response = error(405, f"{request.method} is not allowed here; use GET.")
         response["Allow"] = "GET, HEAD"
         return response
+    if not isinstance(request, ASGIRequest):
+        # A WSGI server (manage.py runserver, a test's live server) would give each stream a
+        # thread for as long as it stays open: the pages poll instead.
+        return error(503, "Event streams are served through ASGI only (make run, make serve); "
+                          "poll GET /api/play/rooms/CODE with If-None-Match instead.")
     code = code.upper()
     token = None if request.GET.get("as") == "table" else _token(request, code)
     sent = _last_event_id(request)

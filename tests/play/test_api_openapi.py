@@ -228,4 +228,7 @@ def test_the_event_stream_answers_match_the_description():
             schema = {"$ref": BASE + _pointer([*parts, "content", "application/json", "schema"])}
             assert not list(Draft202012Validator(schema, registry=REGISTRY).iter_errors(response.json()))
             answered[response.status_code] = None
+    wsgi = Client().get(f"/api/play/rooms/{room.code}/events")  # Django's WSGI handler
+    assert wsgi.status_code == 503 and "ASGI" in wsgi.json()["error"]
+    answered[503] = None
     assert sorted(map(str, answered)) == sorted(described)
