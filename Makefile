@@ -25,22 +25,23 @@ install: $(STAMP)
 install-dev: $(DEV_STAMP)
 
 ## run: set up, migrate, load the starter catalogue, publish its first releases, create an admin user, serve on 127.0.0.1:8000
+## (uvicorn, ASGI, reloading on code changes; WhiteNoise serves the static files)
 run: export DEBUG ?= 1
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py import_catalogue
 	$(BIN)/python manage.py publish_starter
 	$(BIN)/python manage.py ensure_admin --base-url http://$(HOST):$(PORT)
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	$(BIN)/python -m uvicorn kartothek.asgi:application --host $(HOST) --port $(PORT) --reload
 
-## serve: production server: gunicorn (deploy/gunicorn.conf.py), DEBUG off, static files through
+## serve: production server: gunicorn with uvicorn workers (ASGI; deploy/gunicorn.conf.py), DEBUG off, static files through
 ## WhiteNoise; every setting from the environment (deploy/production.env.example, README: Production)
 serve: export DEBUG = 0
 serve: $(STAMP)
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py collectstatic --no-input
 	$(BIN)/python manage.py check --deploy
-	HOST=$(HOST) PORT=$(PORT) $(BIN)/python -m gunicorn --config deploy/gunicorn.conf.py kartothek.wsgi:application
+	HOST=$(HOST) PORT=$(PORT) $(BIN)/python -m gunicorn --config deploy/gunicorn.conf.py kartothek.asgi:application
 
 ## worker: the background worker for big decks (django-tasks' database backend); run it
 ## beside `make run` or the app servers, as many as you like (each job runs once)

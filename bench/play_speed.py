@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -71,15 +72,16 @@ def prepare() -> None:
     connections.close_all()
 
 
-def start_server(port: int, log: Path, workers: int, threads: int):  # type: ignore[no-untyped-def]
+def start_server(port: int, log: Path, workers: int, database_url: str = ""):  # type: ignore[no-untyped-def]
+    """`make serve`'s server: gunicorn with uvicorn workers on kartothek.asgi."""
     import subprocess
 
-    env = {**os.environ, "DEBUG": "0", "ALLOWED_HOSTS": HOST}
-    command = [sys.executable, "-m", "gunicorn", "kartothek.wsgi:application",
+    env = {**os.environ, "DEBUG": "0", "ALLOWED_HOSTS": HOST, "DATABASE_URL": database_url}
+    command = [sys.executable, "-m", "gunicorn", "kartothek.asgi:application",
                "--bind", f"{HOST}:{port}", "--workers", str(workers),
-               "--worker-class", "gthread", "--threads", str(threads), "--keep-alive", "5",
+               "--worker-class", "uvicorn_worker.UvicornWorker", "--keep-alive", "5",
                "--chdir", str(ROOT), "--error-logfile", str(log), "--log-level", "warning",
-               "--graceful-timeout", "5"]
+               "--graceful-timeout", "3"]
     output = (log.parent / "gunicorn-output.log").open("ab")  # Django's own error reports
     return subprocess.Popen(command, env=env, cwd=ROOT, stdout=output,
                             stderr=subprocess.STDOUT, start_new_session=True)
@@ -141,9 +143,12 @@ class Stats:
         self.actions: list[float] = []
         self.conflicts = 0
         self.errors: list[str] = []
+        self.learned: list[float] = []  # action sent -> another seat's poll has its version
+        self.sent: dict[tuple[str, int], tuple[float, str]] = {}
 
 
-async def open_rooms(port: int, rooms: int, players: int) -> list[list[dict[str, str]]]:
+async def open_rooms(port: int, rooms: int, players: int, *,
+                     away: bool = True) -> list[list[dict[str, str]]]:
     conn = Connection(port)
     tables = []
     for number in range(rooms):
@@ -165,6 +170,9 @@ async def open_rooms(port: int, rooms: int, players: int) -> list[list[dict[str,
         status, _, data = await conn.request("POST", f"/api/play/rooms/{created['code']}/start", auth, b"{}")
         assert status == 200, (status, data[:300])
         last = seats[-1]
+        if not away:
+            tables.append(seats)
+            continue
         status, _, data = await conn.request(
             "POST", f"/api/play/rooms/{created['code']}/seats/{last['seat']}/away",
             {"Authorization": f"Bearer {last['token']}"}, b"{}")
@@ -205,6 +213,9 @@ async def player(port: int, seat: dict[str, str], host: bool, stats: Stats, dead
                 stats.polls_304 += 1
             elif status == 200:
                 etag, body = answer.get("etag"), json.loads(data)
+                sent = stats.sent.get((seat["code"], body["version"]))
+                if sent is not None and sent[1] != seat["seat"]:
+                    stats.learned.append(time.perf_counter() - sent[0])
             else:
                 stats.errors.append(f"poll {status}: {data[:200]!r}")
             if body is not None and body["legal_actions"] and rng.random() < act_chance:
@@ -214,6 +225,7 @@ async def player(port: int, seat: dict[str, str], host: bool, stats: Stats, dead
                     payload = json.dumps({"id": f"{seat['seat']}-{serial}-{rng.getrandbits(32)}",
                                           "version": body["version"], "action": action}).encode()
                     start = time.perf_counter()
+                    stats.sent[(seat["code"], body["version"] + 1)] = (start, seat["seat"])
                     status, answer, data = await conn.request("POST", path + "/actions", auth, payload)
                     stats.actions.append(time.perf_counter() - start)
                     if status in (200, 409):
@@ -286,15 +298,269 @@ def count_queries(code: str, token: str) -> dict[str, object]:
     return result
 
 
-async def run(args: argparse.Namespace, port: int) -> tuple[Stats, list[list[dict[str, str]]]]:
-    tables = await open_rooms(port, args.rooms, args.players)
+async def run_polling(port: int, tables: list[list[dict[str, str]]], duration: float, seed: str,
+                      act_chance: float) -> Stats:
+    """The baseline: every seat polls once a second with If-None-Match (the pages before
+    pushed updates), and acts now and then."""
     stats = Stats()
-    deadline = time.monotonic() + args.duration
-    rng = random.Random(args.seed)
-    tasks = [player(port, seat, n == 0, stats, deadline, random.Random(rng.random()), args.act_chance)
-             for seats in tables for n, seat in enumerate(seats)]
+    deadline = time.monotonic() + duration
+    rng = random.Random(seed)
+    await asyncio.gather(*[player(port, seat, n == 0, stats, deadline, random.Random(rng.random()),
+                                  act_chance) for seats in tables for n, seat in enumerate(seats)])
+    return stats
+
+
+# --- pushed updates: one event stream per player ----------------------------------------------
+
+
+def parse_events(buffer: bytes) -> tuple[list[tuple[str | None, str, str]], bytes]:
+    """Complete SSE messages in ``buffer`` as (id, event, data), and the rest."""
+    found = []
+    while b"\n\n" in buffer:
+        message, buffer = buffer.split(b"\n\n", 1)
+        ident, kind, data = None, "message", []
+        for line in message.decode().split("\n"):
+            field, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if field == "id":
+                ident = value
+            elif field == "event":
+                kind = value
+            elif field == "data":
+                data.append(value)
+        if data:
+            found.append((ident, kind, "\n".join(data)))
+    return found, buffer
+
+
+class Push:
+    """What the push scenario measures."""
+
+    def __init__(self) -> None:
+        self.actions: list[float] = []
+        self.delivery: list[float] = []  # action sent -> another seat's stream has its event
+        self.conflicts = 0
+        self.errors: list[str] = []
+        self.events = 0
+        self.sent: dict[tuple[str, int], tuple[float, str]] = {}  # (room, version) -> sent, by
+
+
+async def listen(port: int, seat: dict[str, str], latest: dict[str, dict], push: Push,
+                 deadline: float) -> None:
+    """One player's event stream (raw HTTP/1.1, chunked), kept open until the deadline."""
+    reader, writer = await asyncio.open_connection(HOST, port)
+    head = (f"GET /api/play/rooms/{seat['code']}/events HTTP/1.1\r\nHost: {HOST}\r\n"
+            f"Accept: text/event-stream\r\nAuthorization: Bearer {seat['token']}\r\n\r\n")
+    writer.write(head.encode())
+    await writer.drain()
+    status = int((await reader.readline()).split()[1])
+    chunked = False
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        chunked |= line.lower().startswith(b"transfer-encoding:") and b"chunked" in line.lower()
+    if status != 200:
+        push.errors.append(f"stream {status}")
+        writer.close()
+        return
+    buffer = b""
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                if chunked:
+                    size = int((await asyncio.wait_for(reader.readline(), left)).strip() or b"0", 16)
+                    if size == 0:
+                        push.errors.append("stream ended")
+                        break
+                    buffer += await reader.readexactly(size + 2)
+                    buffer = buffer[:-2] if buffer.endswith(b"\r\n") else buffer
+                else:
+                    got = await asyncio.wait_for(reader.read(65536), left)
+                    if not got:
+                        push.errors.append("stream ended")
+                        break
+                    buffer += got
+            except TimeoutError:
+                break
+            arrived = time.perf_counter()
+            messages, buffer = parse_events(buffer)
+            for ident, kind, data in messages:
+                if kind != "room":
+                    push.errors.append(f"{kind}: {data[:200]}")
+                    continue
+                push.events += 1
+                body = json.loads(data)
+                latest[seat["seat"]] = body
+                sent = push.sent.get((seat["code"], int(ident or 0)))
+                if sent is not None and sent[1] != seat["seat"]:
+                    push.delivery.append(arrived - sent[0])
+    except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+        push.errors.append(f"stream {type(exc).__name__}: {exc}")
+    finally:
+        writer.close()
+
+
+async def drive(port: int, seats: list[dict[str, str]], latest: dict[str, dict], push: Push,
+                deadline: float, rng: random.Random, every: float) -> None:
+    """One room: about every ``every`` seconds a seat that may act sends one action (chosen
+    from its own stream's latest body); a finished game is started again by the host."""
+    conn = Connection(port)
+    await asyncio.sleep(rng.random() * every + 1.0)  # the streams open first
+    serial = 0
+    by_seat = {s["seat"]: s for s in seats}
+    while time.monotonic() < deadline - 1.0:
+        tick = time.monotonic()
+        try:
+            bodies = [(seat_id, body) for seat_id, body in latest.items() if seat_id in by_seat]
+            host = by_seat[seats[0]["seat"]]
+            if bodies and bodies[0][1]["status"] == "finished":
+                status, _, data = await conn.request(
+                    "POST", f"/api/play/rooms/{host['code']}/again",
+                    {"Authorization": f"Bearer {host['token']}"}, b"{}")
+                if status != 200:
+                    push.errors.append(f"again {status}: {data[:200]!r}")
+            else:
+                rng.shuffle(bodies)
+                for seat_id, body in bodies:
+                    action = choose(body["legal_actions"], rng) if body["status"] == "playing" else None
+                    if action is None:
+                        continue
+                    seat = by_seat[seat_id]
+                    serial += 1
+                    payload = json.dumps({"id": f"{seat_id}-{serial}-{rng.getrandbits(32)}",
+                                          "version": body["version"], "action": action}).encode()
+                    push.sent[(seat["code"], body["version"] + 1)] = (time.perf_counter(), seat_id)
+                    start = time.perf_counter()
+                    status, _, data = await conn.request(
+                        "POST", f"/api/play/rooms/{seat['code']}/actions",
+                        {"Authorization": f"Bearer {seat['token']}"}, payload)
+                    push.actions.append(time.perf_counter() - start)
+                    if status == 409:
+                        push.conflicts += 1
+                    elif status != 200:
+                        push.errors.append(f"action {status}: {data[:200]!r}")
+                    break
+        except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+            push.errors.append(f"{type(exc).__name__}: {exc}")
+            conn.close()
+        await asyncio.sleep(max(0.0, every * rng.uniform(0.8, 1.2) - (time.monotonic() - tick)))
+    conn.close()
+
+
+async def run_push(port: int, tables: list[list[dict[str, str]]], duration: float, seed: str,
+                   every: float) -> Push:
+    push = Push()
+    deadline = time.monotonic() + duration
+    rng = random.Random(seed)
+    tasks = []
+    for seats in tables:
+        latest: dict[str, dict] = {}
+        tasks += [listen(port, seat, latest, push, deadline) for seat in seats]
+        tasks.append(drive(port, seats, latest, push, deadline, random.Random(rng.random()), every))
     await asyncio.gather(*tasks)
-    return stats, tables
+    return push
+
+
+# --- the load generator runs in its own process ---------------------------------------------
+
+
+def _client(kind: str, port: int, tables: list, duration: float, seed: str, knob: float, out: Any) -> None:
+    started = time.process_time()
+    if kind == "push":
+        result: Any = asyncio.run(run_push(port, tables, duration, seed, knob))
+    else:
+        result = asyncio.run(run_polling(port, tables, duration, seed, knob))
+    result.sent = {}
+    out.put((result, time.process_time() - started))
+
+
+def in_client_process(kind: str, port: int, tables: list, duration: float, seed: str,
+                      knob: float) -> tuple[Any, float]:
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    process = context.Process(target=_client, args=(kind, port, tables, duration, seed, knob, out))
+    process.start()
+    result, cpu = out.get(timeout=duration + 600)
+    process.join(timeout=60)
+    return result, cpu
+
+
+def workers_of(master: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{master}/task/{master}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def rss_mb(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
+
+
+def slope(samples: list[tuple[float, float]]) -> float:
+    """Least-squares slope of (seconds, MB) samples, in MB per minute."""
+    if len(samples) < 2:
+        return 0.0
+    xs, ys = [t for t, _ in samples], [m for _, m in samples]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return 60 * sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else 0.0
+
+
+def sampled(server: Any, run: Any, every: float) -> tuple[Any, list[tuple[float, float]]]:
+    """Run ``run()`` in a thread while sampling the workers' RSS every ``every`` seconds."""
+    import threading
+
+    samples: list[tuple[float, float]] = []
+    result: list[Any] = []
+    thread = threading.Thread(target=lambda: result.append(run()))
+    begun = time.monotonic()
+    thread.start()
+    while thread.is_alive():
+        samples.append((time.monotonic() - begun, rss_mb(workers_of(server.pid))))
+        thread.join(timeout=every)
+    samples.append((time.monotonic() - begun, rss_mb(workers_of(server.pid))))
+    return result[0], samples
+
+
+def scenario(server: Any, port: int, name: str, kind: str, tables: list, duration: float,
+             seed: str, knob: float, rss_every: float) -> dict[str, Any]:
+    players = sum(len(t) for t in tables)
+    cpu_before = cpu_seconds(server.pid)
+    (result, client_cpu), samples = sampled(
+        server, lambda: in_client_process(kind, port, tables, duration, seed, knob), rss_every)
+    server_cpu = cpu_seconds(server.pid) - cpu_before
+    row: dict[str, Any] = {"name": name, "players": players, "duration": duration,
+                           "server_cpu": server_cpu, "client_cpu": client_cpu,
+                           "cpu_ms_per_player_s": server_cpu / (players * duration) * 1000,
+                           "rss": samples, "errors": result.errors}
+    if kind == "push":
+        row.update(actions=result.actions, seen=result.delivery, conflicts=result.conflicts)
+    else:
+        row.update(actions=result.actions, seen=result.learned, conflicts=result.conflicts,
+                   polls=result.polls)
+    return row
+
+
+def report(row: dict[str, Any], push: bool) -> str:
+    rss = row["rss"]
+    what = "event" if push else "poll"
+    return (f"{row['name']:34} {row['players']:5} {row['duration']:5.0f}s "
+            f"{len(row['actions']):7,} {percentile(row['actions'], 99):7.1f} "
+            f"{len(row['seen']):8,} {percentile(row['seen'], 50):7.1f} "
+            f"{percentile(row['seen'], 99):7.1f} ({what}) "
+            f"{len(row['errors']):4} {row['server_cpu']:6.1f}s {row['client_cpu']:6.1f}s "
+            f"{row['cpu_ms_per_player_s']:6.3f} {rss[0][1]:6.0f}->{rss[-1][1]:4.0f} MB {slope(rss):+5.2f}")
 
 
 def main() -> None:
@@ -302,52 +568,73 @@ def main() -> None:
     parser.add_argument("--rooms", type=int, default=50)
     parser.add_argument("--players", type=int, default=6)
     parser.add_argument("--duration", type=float, default=60.0)
+    parser.add_argument("--big-rooms", type=int, default=170, help="scenario b: rooms of 1,000 players")
+    parser.add_argument("--big-duration", type=float, default=300.0)
+    parser.add_argument("--big-every", type=float, default=4.0, help="seconds between a room's moves in b")
+    parser.add_argument("--every", type=float, default=1.0, help="seconds between a room's moves in a")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--act-chance", type=float, default=0.5,
-                        help="chance that a seat with legal actions acts after a poll")
+                        help="polling baseline: chance that a seat with legal actions acts after a poll")
+    parser.add_argument("--postgres", default="", help="a DATABASE_URL of an empty PostgreSQL database")
+    parser.add_argument("--quick", action="store_true", help="a few seconds of each, small rooms")
     parser.add_argument("--seed", default="bench")
     args = parser.parse_args()
+    if args.quick:
+        args.rooms, args.players, args.duration = 4, 4, 5.0
+        args.big_rooms, args.big_duration = 6, 8.0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     load_before = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    if args.postgres:
+        os.environ["DATABASE_URL"] = args.postgres
     started = time.perf_counter()
     prepare()
-    print(f"set-up {time.perf_counter() - started:.1f} s")
+    print(f"set-up {time.perf_counter() - started:.1f} s; load average before: {load_before}")
     port = free_port()
     log = Path(os.environ["KARTOTHEK_VAR_DIR"]) / "gunicorn.log"
-    server = start_server(port, log, args.workers, args.threads)
+    server = start_server(port, log, args.workers, args.postgres)
+    rows: list[tuple[dict[str, Any], bool]] = []
     try:
         wait_until_up(port, server, log)
-        cpu_before = cpu_seconds(server.pid)
-        stats, tables = asyncio.run(run(args, port))
-        cpu_used = cpu_seconds(server.pid) - cpu_before
+        tables = asyncio.run(open_rooms(port, args.rooms, args.players, away=False))
+        rows.append((scenario(server, port, f"a push: {args.rooms} x {args.players}, move/{args.every:g}s",
+                              "push", tables, args.duration, args.seed, args.every, 30), True))
+        rows.append((scenario(server, port, "  baseline: same rooms polling 1/s", "poll", tables,
+                              args.duration, args.seed, args.act_chance, 30), False))
+        big = asyncio.run(open_rooms(port, args.big_rooms, 6, away=False))
+        rows.append((scenario(server, port, f"b push: {args.big_rooms} x 6, move/{args.big_every:g}s",
+                              "push", big, args.big_duration, args.seed, args.big_every,
+                              5 if args.quick else 30), True))
     finally:
         stop(server)
-    if stats.errors:
-        reports = (log.parent / "gunicorn-output.log").read_text(errors="replace")
+    load_after = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    errors = [e for row, _ in rows for e in row["errors"]]
+    if errors:
         print(log.read_text()[-2000:])
-        print("\n".join(line for line in reports.splitlines() if "Error" in line or "error" in line)[-3000:])
-    queries = count_queries(tables[0][0]["code"], tables[0][0]["token"])
-
-    polls, actions = stats.polls, stats.actions
-    p99 = max(percentile(polls, 99), percentile(actions, 99))
-    print(f"{args.rooms} rooms x {args.players} players, {args.duration:g} s, one poll a second each "
-          f"(one seat per room played by a server-side bot)")
-    for name, values, note in (("polls", polls, f"{stats.polls_304:,} answered 304"),
-                               ("actions", actions, f"{stats.conflicts:,} answered 409: someone was faster")):
-        print(f"{name:8}{len(values):7,}  p50 {percentile(values, 50):6.1f} ms  "
-              f"p99 {percentile(values, 99):6.1f} ms  ({note})")
-    print(f"errors  {len(stats.errors)}" + (f": {stats.errors[:5]}" if stats.errors else ""))
-    print(f"queries per poll: 304 -> {queries['304']} (reads the state: {queries['304 reads state']}), "
-          f"200 -> {queries['200']}; per action: {queries.get('action', '?')}")
-    print(f"mean poll {statistics.fmean(polls) * 1000 if polls else float('nan'):.1f} ms; server CPU "
-          f"{cpu_used:.1f} s in the run ({cpu_used / max(1, len(polls) + len(actions)) * 1000:.2f} ms "
-          f"per request, setup requests and bots' moves included); load average before: {load_before}")
-    ok = p99 < TARGET_P99_MS and not stats.errors and not queries["304 reads state"]
-    print(f"target p99 < {TARGET_P99_MS:g} ms, 0 errors, 304 without the state: {'ok' if ok else 'MISSED'}")
-    print(f"gunicorn {gunicorn_version()}: {args.workers} gthread workers x {args.threads} threads on "
-          f"{HOST}; database: SQLite; machine: {machine()}")
+    print(f"{'scenario':34} {'players':>5} {'time':>6} {'actions':>7} {'p99 ms':>7} "
+          f"{'learned':>8} {'p50 ms':>7} {'p99 ms':>7}        {'err':>4} {'srv CPU':>7} {'load CPU':>7} "
+          f"{'ms CPU/player-s':>6}  worker RSS  MB/min")
+    for row, push in rows:
+        print(report(row, push))
+    a, base, b = rows[0][0], rows[1][0], rows[2][0]
+    ratio = a["cpu_ms_per_player_s"] / (base["cpu_ms_per_player_s"] or float("nan"))
+    print(f"server CPU per player-second, push / polling in this run: {ratio:.2f}; "
+          f"learning p99, push / polling: {percentile(a['seen'], 99) / percentile(base['seen'], 99):.2f}")
+    checks = {
+        "a: every other seat learns of a move, p99 < 150 ms": percentile(a["seen"], 99) < 150,
+        "a: action p99 < 100 ms": percentile(a["actions"], 99) < 100,
+        "a: 0 errors": not a["errors"],
+        "b: learns p99 < 250 ms": percentile(b["seen"], 99) < 250,
+        "b: 0 errors": not b["errors"],
+        "b: worker memory flat (< 1 MB/min)": abs(slope(b["rss"])) < 1.0,
+    }
+    for name, ok in checks.items():
+        print(f"  {'ok    ' if ok else 'MISSED'} {name}")
+    if errors:
+        print(f"errors: {errors[:8]}")
+    print(f"gunicorn {gunicorn_version()}: {args.workers} uvicorn workers on {HOST}; database: "
+          f"{'PostgreSQL' if args.postgres else 'SQLite'}; machine: {machine()}; "
+          f"load average before {load_before}, after {load_after}")
 
 
 if __name__ == "__main__":

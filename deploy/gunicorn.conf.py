@@ -11,6 +11,9 @@ import os
 _host = os.environ.get("HOST", "127.0.0.1")
 bind = f"[{_host}]:{os.environ.get('PORT', '8000')}" if ":" in _host else \
     f"{_host}:{os.environ.get('PORT', '8000')}"
+# ASGI (kartothek.asgi:application): uvicorn's maintained gunicorn worker, so a play page's
+# event stream (GET /api/play/rooms/CODE/events) waits without holding a thread.
+worker_class = "uvicorn_worker.UvicornWorker"
 workers = int(os.environ.get("WEB_CONCURRENCY") or (2 * (os.cpu_count() or 1) + 1))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")

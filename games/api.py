@@ -23,19 +23,24 @@ again with the same seats). ``GET rooms/CODE/replay[?game=N]`` steps through a f
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.core.handlers.asgi import ASGIRequest
+from django.db import connection
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from exports.api import _etag_matches, error
+from games import events as room_events
 from games import rooms
 from games.models import Room, Seat
 from games.ratelimit import allow, allow_write, too_many
@@ -297,6 +302,123 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     rooms.check_expiry(found)
     found = rooms.step_bots(found)
     return _room_response(rooms.snapshot(found, seat))
+
+
+# --- pushed updates (Server-Sent Events; DESIGN.md: Pushed updates) ---------------------------
+
+
+def _look(code: str, token: str | None, sent: int | None) -> tuple[dict[str, Any] | None, Any]:
+    """What a stream sends next: ``(body, due_at)``, the body ``None`` when the room is still
+    at version ``sent`` and no bot or timer is due (one query, as a 304 poll). Raises the
+    play errors (404, 403) like the GET. Runs in the shared thread pool; its database
+    connection is closed before it returns, so a waiting stream holds none."""
+    try:
+        seat: Seat | None = None
+        if token:
+            seat = rooms.find_seat(code, token)
+            if seat is None:
+                found = rooms.get_room(code)
+                raise rooms.NotASeat(f"This token is not a seat of room {found.code} (the seat may "
+                                     "have been removed or given to a bot).")
+            poll: dict[str, Any] = seat.poll  # type: ignore[attr-defined]
+        else:
+            row = Room.objects.order_by().filter(code=code).values_list(
+                "version", "due_at", "status", "last_activity").first()
+            if row is None:
+                raise rooms.NoRoom(f"There is no room {code}. Check the code.")
+            poll = dict(zip(("version", "due_at", "status", "last_activity"), row, strict=True))
+        now = timezone.now()
+        due = poll["due_at"] is not None and poll["due_at"] <= now
+        if poll["version"] == sent and not due and \
+                not rooms._expired(poll["status"], poll["last_activity"], now):
+            return None, poll["due_at"]
+        found = rooms.load_room(seat.room_id) if seat else rooms.get_room(code)
+        rooms.check_expiry(found)
+        found = rooms.step_bots(found)
+        body = rooms.snapshot(found, seat)
+        if body["version"] == sent:
+            body = None  # a due bot that had nothing to do
+        return body, found.due_at
+    finally:
+        connection.close()
+
+
+def _event(body: dict[str, Any]) -> bytes:
+    data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    return f"id: {body['version']}\nevent: room\ndata: {data}\n\n".encode()
+
+
+def _last_event_id(request: HttpRequest) -> int | None:
+    raw = request.headers.get("Last-Event-ID", "").strip()
+    return int(raw) if raw.isdigit() else None
+
+
+async def _stream(code: str, token: str | None, sent: int | None, first: dict[str, Any] | None,
+                  due_at: Any) -> Any:
+    look = sync_to_async(_look, thread_sensitive=False)
+    heartbeat = float(settings.KARTOTHEK_PLAY_EVENTS_HEARTBEAT)
+    yield b"retry: 2000\n\n"
+    if first is not None:
+        sent = first["version"]
+        yield _event(first)
+    async with room_events.subscribe(code) as subscription:
+        loop = asyncio.get_running_loop()
+        beat_at = loop.time() + heartbeat
+        while True:
+            now = loop.time()
+            wait = beat_at - now
+            if due_at is not None:  # a bot's move or the turn timer: look when it is due
+                wait = min(wait, max(0.0, (due_at - timezone.now()).total_seconds()) + 0.01)
+            heard = await subscription.next(max(0.0, wait))
+            if heard is None and loop.time() >= beat_at:
+                beat_at = loop.time() + heartbeat
+                yield b": keep-alive\n\n"
+                if due_at is None or due_at > timezone.now():
+                    continue
+            elif heard is not None and 0 <= heard <= (sent if sent is not None else -1) and \
+                    (due_at is None or due_at > timezone.now()):
+                continue  # a version this stream has already sent
+            try:
+                body, due_at = await look(code, token, sent)
+            except rooms.PlayError as exc:
+                message = json.dumps({"error": str(exc), "status": exc.status}, ensure_ascii=False)
+                yield f"event: closed\ndata: {message}\n\n".encode()
+                return
+            if body is not None:
+                sent = body["version"]
+                beat_at = loop.time() + heartbeat
+                yield _event(body)
+
+
+@csrf_exempt
+async def events(request: HttpRequest, code: str) -> HttpResponse:
+    """``GET rooms/CODE/events``: the room's body (as ``GET rooms/CODE`` gives this caller) as
+    Server-Sent Events, one per new version; ``Last-Event-ID`` resumes. ``?as=table`` asks for
+    the table's view whatever cookie the browser sends (the table screen)."""
+    if request.method not in ("GET", "HEAD"):
+        response = error(405, f"{request.method} is not allowed here; use GET.")
+        response["Allow"] = "GET, HEAD"
+        return response
+    if not isinstance(request, ASGIRequest):
+        # A WSGI server (manage.py runserver, a test's live server) would give each stream a
+        # thread for as long as it stays open: the pages poll instead.
+        return error(503, "Event streams are served through ASGI only (make run, make serve); "
+                          "poll GET /api/play/rooms/CODE with If-None-Match instead.")
+    code = code.upper()
+    token = None if request.GET.get("as") == "table" else _token(request, code)
+    sent = _last_event_id(request)
+    try:
+        first, due_at = await sync_to_async(_look, thread_sensitive=False)(code, token, sent)
+    except rooms.PlayError as exc:
+        return error(exc.status, str(exc))
+    if request.method == "HEAD":
+        response = HttpResponse(content_type="text/event-stream")
+    else:
+        response = StreamingHttpResponse(_stream(code, token, sent, first, due_at),
+                                         content_type="text/event-stream")
+    response["Cache-Control"] = "private, no-cache"
+    response["X-Accel-Buffering"] = "no"  # a proxy in front must pass each event on at once
+    return response
 
 
 def _acting_seat(request: HttpRequest, code: str) -> Seat:

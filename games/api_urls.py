@@ -9,6 +9,7 @@ app_name = "play_api"
 urlpatterns = [
     path("rooms", api.create_room, name="rooms"),
     path("rooms/<str:code>", api.room, name="room"),
+    path("rooms/<str:code>/events", api.events, name="events"),
     path("rooms/<str:code>/seats", api.join, name="seats"),
     path("rooms/<str:code>/start", api.start, name="start"),
     path("rooms/<str:code>/actions", api.actions, name="actions"),

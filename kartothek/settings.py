@@ -116,7 +116,9 @@ if not _database_url:
     # The default SQLite file lives in var/, which a fresh clone does not have yet.
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     _database_url = f"sqlite:///{VAR_DIR / 'kartothek.sqlite3'}"
-DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
+# No persistent connections: the app is served through ASGI, where each request runs its
+# database work in a thread of its own, so a kept connection would never be used again.
+DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=0)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers queue instead of failing with "database is locked" (SQLite ignores
     # select_for_update, so IMMEDIATE transactions are what serialises writes).
@@ -211,6 +213,11 @@ KARTOTHEK_PLAY_ROOM_WRITE_LIMIT = env_int("KARTOTHEK_PLAY_ROOM_WRITE_LIMIT", 900
 KARTOTHEK_PLAY_GAME_LIMIT = env_int("KARTOTHEK_PLAY_GAME_LIMIT", 4)
 KARTOTHEK_PLAY_LOOKUP_LIMIT = env_int("KARTOTHEK_PLAY_LOOKUP_LIMIT", 20)
 KARTOTHEK_PLAY_SIGN_BOT_DELAY = (2.0, 4.0)
+# Pushed updates (games/events.py): seconds between the event streams' keep-alive comments,
+# and between SQLite's version checks (one query a process for every room it streams: how
+# moves made through another process on the same file arrive, within that time).
+KARTOTHEK_PLAY_EVENTS_HEARTBEAT = float(env_str("KARTOTHEK_PLAY_EVENTS_HEARTBEAT") or 15)
+KARTOTHEK_PLAY_EVENTS_CHECK = float(env_str("KARTOTHEK_PLAY_EVENTS_CHECK") or 0.05)
 # --- Login throttling (django-axes): failed logins are counted in the database, so every
 # app server sees them. After AXES_FAILURE_LIMIT failures the (user name, client address)
 # pair is refused with 429 for AXES_COOLOFF_MINUTES; a successful login resets the count.

@@ -212,7 +212,7 @@ def start_gunicorn(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     with log.open("wb") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--config", str(GUNICORN_CONF),
-             "kartothek.wsgi:application"],
+             "kartothek.asgi:application"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
 
 

@@ -21,6 +21,7 @@ from tests.test_openapi import BASE, REGISTRY, SPEC, _get, _pointer
 PLAY_PATHS = {t: item for t, item in SPEC["paths"].items() if t.startswith("/api/play/")}
 METHODS = ("get", "post", "put", "patch", "delete")
 PATTERNS = [p for p in api_urls.urlpatterns if p.callback is not api.not_found]
+EVENTS = "/api/play/rooms/{code}/events"  # an endless stream: checked over a real server below
 
 
 def _template_of(pattern: Any) -> str:
@@ -180,7 +181,7 @@ def test_live_play_answers_match_the_description():
     assert rooms  # the service is what answered
 
     described = {(t, m, status) for t, item in PLAY_PATHS.items() for m in METHODS if m in item
-                 for status in item[m]["responses"]}
+                 for status in item[m]["responses"] if t != EVENTS}
     covered = {(t, m, str(r.status_code)) for t, m, r, _ in s.answers}
     assert described - covered == set(), "described but never answered"
     assert covered - described == set(), "answered but not described"
@@ -200,3 +201,34 @@ def test_live_play_answers_match_the_description():
             problems.append(f"{where} {response.status_code}: {error.message[:200]}")
             break
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_event_stream_answers_match_the_description():
+    """The stream's statuses, its media type and its JSON errors, from uvicorn on loopback."""
+    import httpx
+
+    from tests.play.sse_helpers import Server, stream
+
+    all_releases()
+    room, seat = rooms.open_room(game="sauschwer", language="en", name="Ada")
+    described = SPEC["paths"][EVENTS]["get"]["responses"]
+    answered = {}
+    with override_settings(ALLOWED_HOSTS=["127.0.0.1"]), Server() as server:
+        url = f"{server.url}/api/play/rooms/{room.code}/events"
+        with stream(url, {"Authorization": f"Bearer {seat.token}"}) as events:
+            assert "text/event-stream" in described[str(events.status)]["content"]
+            assert events.headers["content-type"].startswith("text/event-stream")
+            assert events.headers["cache-control"] == "private, no-cache"
+            assert events.next().body["code"] == room.code
+            answered[events.status] = None
+        for response in (httpx.get(url, headers={"Authorization": "Bearer nope"}),
+                         httpx.get(url.replace(room.code, "ZZZZZ"))):
+            parts, _node = _get("paths", EVENTS, "get", "responses", str(response.status_code))
+            schema = {"$ref": BASE + _pointer([*parts, "content", "application/json", "schema"])}
+            assert not list(Draft202012Validator(schema, registry=REGISTRY).iter_errors(response.json()))
+            answered[response.status_code] = None
+    wsgi = Client().get(f"/api/play/rooms/{room.code}/events")  # Django's WSGI handler
+    assert wsgi.status_code == 503 and "ASGI" in wsgi.json()["error"]
+    answered[503] = None
+    assert sorted(map(str, answered)) == sorted(described)

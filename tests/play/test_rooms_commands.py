@@ -22,7 +22,7 @@ def test_make_run_calls_publish_starter_after_the_catalogue():
 
     makefile = (ROOT / "Makefile").read_text()
     run = makefile[makefile.index("\nrun:"):makefile.index("\n## test")]
-    assert run.index("import_catalogue") < run.index("publish_starter") < run.index("runserver")
+    assert run.index("import_catalogue") < run.index("publish_starter") < run.index("uvicorn kartothek.asgi")
 
 
 @pytest.mark.slow

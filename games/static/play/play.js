@@ -2,8 +2,10 @@
  *
  * No rules live here: the page shows what the server rendered from the seat's view, and a
  * button carries the exact legal action the server listed. The script only
- *  - polls GET /api/play/rooms/CODE about once a second with If-None-Match (304 is cheap),
- *    pauses while the tab is hidden and polls at once when it shows again;
+ *  - listens to the room's event stream (GET /api/play/rooms/CODE/events, Server-Sent Events);
+ *    while the stream is broken it polls GET /api/play/rooms/CODE about once a second with
+ *    If-None-Match (304 is cheap) and tries the stream again later; pauses while the tab is
+ *    hidden and looks at once when it shows again;
  *  - on a new version fetches the region's HTML and swaps it in (focus and scroll kept);
  *  - POSTs a button's action as JSON with a fresh id, the version and the CSRF token;
  *  - keeps the screen awake during a game where the browser offers a Wake Lock.
@@ -213,6 +215,7 @@
 
   function poll() {
     clearTimeout(timer);
+    timer = null;
     if (document.visibilityState === "hidden") return;
     var headers = { "Accept": "application/json" };
     if (etag) headers["If-None-Match"] = etag;
@@ -237,15 +240,68 @@
 
   function schedule() {
     clearTimeout(timer);
+    if (streaming) return;  // the stream tells of every new version
     if (document.visibilityState !== "hidden") timer = setTimeout(poll, POLL_MS);
+  }
+
+  // The event stream: each event is what a poll with a new version is (fetch the region and
+  // swap). While it is broken the page polls; after STREAM_FAILURES errors in a row (or a
+  // refusal) it gives the stream up and tries it again STREAM_RETRY_MS later.
+  var STREAM_FAILURES = 3;
+  var STREAM_RETRY_MS = 30000;
+  var stream = null;
+  var streaming = false;
+  var failures = 0;
+  var retryTimer = null;
+
+  function listen() {
+    clearTimeout(retryTimer);
+    if (!window.EventSource || stream || document.visibilityState === "hidden") return false;
+    // The table screen asks for the table's view whatever seat cookie its browser holds.
+    stream = new EventSource(api + "/events" + (live.dataset.page === "table" ? "?as=table" : ""));
+    stream.addEventListener("open", function () {
+      streaming = true;
+      clearTimeout(timer);
+    });
+    stream.addEventListener("room", function (event) {
+      failures = 0;
+      streaming = true;
+      clearTimeout(timer);
+      var body;
+      try { body = JSON.parse(event.data); } catch (e) { return; }
+      if (body.version !== version && !busy) refresh();
+    });
+    stream.addEventListener("closed", function () {
+      hangUp();
+      poll();  // the seat or the room is gone: the poll's 403/404 reloads the page
+    });
+    stream.addEventListener("error", function () {
+      streaming = false;
+      failures += 1;
+      if (stream.readyState === EventSource.CLOSED || failures >= STREAM_FAILURES) {
+        hangUp();
+        retryTimer = setTimeout(listen, STREAM_RETRY_MS);
+      }
+      if (!timer) poll();
+    });
+    return true;
+  }
+
+  function hangUp() {
+    if (stream) stream.close();
+    stream = null;
+    streaming = false;
   }
 
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") {
-      poll();
+      failures = 0;
+      if (!listen()) poll();
       readRegion();
     } else {
       clearTimeout(timer);
+      timer = null;
+      hangUp();
     }
   });
 
@@ -398,5 +454,5 @@
 
   readRegion();
   watchOtherTabs();
-  schedule();
+  if (!listen()) schedule();
 })();
