@@ -83,7 +83,7 @@ def test_two_translators_on_one_editor_page(live_server, browser):
     tom.fill(f"textarea[name='text-{liebe}']", "Affection")
     tom.fill(f"textarea[name='text-{oma}']", "Grandma")
     tom.click("input[type=submit]")
-    expect(tom.locator(".messagelist .warning")).to_contain_text(
+    expect(tom.locator(".messagelist .warning", has_text="Saved")).to_contain_text(
         "Saved 1 translations. 1 was changed by someone else")
     conflict = tom.locator(f"#unit-{oma} .theirs")
     expect(conflict).to_contain_text("tina changed this text")
