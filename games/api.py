@@ -271,25 +271,32 @@ def _create_table_room(data: dict[str, Any], user: Any) -> HttpResponse:
     return response
 
 
+POLL_FIELDS = ("version", "due_at", "status", "last_activity")
+
+
+def _poll(code: str, token: str | None) -> tuple[Seat | None, dict[str, Any]]:
+    """One query: the token's seat with its room's version, due time, status and activity
+    (or the room's alone for the table). 404 for an unknown room, 403 for a token that is no
+    seat of it (saying so when the host moved the seat away). The GET and the stream share it."""
+    if token:
+        seat = rooms.find_seat(code, token)
+        if seat is None:
+            found = rooms.get_room(code)
+            _refuse_token(found.code, token)
+        return seat, seat.poll  # type: ignore[union-attr]
+    row = Room.objects.order_by().filter(code=code).values_list(*POLL_FIELDS).first()
+    if row is None:
+        raise rooms.NoRoom(f"There is no room {code}. Check the code.")
+    return None, dict(zip(POLL_FIELDS, row, strict=True))
+
+
 @api_view(("GET", "HEAD"))
 def room(request: HttpRequest, code: str) -> HttpResponse:
     # One query decides a 304: the token's seat with its room's version (or the room's
     # version alone for the table). Only a changed room (or a due bot or timer) reads more.
     code = code.upper()
     token = _token(request, code)
-    seat: Seat | None = None
-    if token:
-        seat = rooms.find_seat(code, token)
-        if seat is None:
-            found = rooms.get_room(code)  # 404 for an unknown room, else the token is wrong
-            _refuse_token(found.code, token)
-        poll: dict[str, Any] = seat.poll  # type: ignore[attr-defined]
-    else:
-        row = Room.objects.order_by().filter(code=code).values_list(
-            "version", "due_at", "status", "last_activity").first()
-        if row is None:
-            raise rooms.NoRoom(f"There is no room {code}. Check the code.")
-        poll = dict(zip(("version", "due_at", "status", "last_activity"), row, strict=True))
+    seat, poll = _poll(code, token)
     now = timezone.now()
     etag = _etag(poll["version"], seat.seat if seat else None)
     fresh = not rooms._expired(poll["status"], poll["last_activity"], now)
@@ -313,20 +320,7 @@ def _look(code: str, token: str | None, sent: int | None) -> tuple[dict[str, Any
     play errors (404, 403) like the GET. Runs in the shared thread pool; its database
     connection is closed before it returns, so a waiting stream holds none."""
     try:
-        seat: Seat | None = None
-        if token:
-            seat = rooms.find_seat(code, token)
-            if seat is None:
-                found = rooms.get_room(code)
-                raise rooms.NotASeat(f"This token is not a seat of room {found.code} (the seat may "
-                                     "have been removed or given to a bot).")
-            poll: dict[str, Any] = seat.poll  # type: ignore[attr-defined]
-        else:
-            row = Room.objects.order_by().filter(code=code).values_list(
-                "version", "due_at", "status", "last_activity").first()
-            if row is None:
-                raise rooms.NoRoom(f"There is no room {code}. Check the code.")
-            poll = dict(zip(("version", "due_at", "status", "last_activity"), row, strict=True))
+        seat, poll = _poll(code, token)
         now = timezone.now()
         due = poll["due_at"] is not None and poll["due_at"] <= now
         if poll["version"] == sent and not due and \
