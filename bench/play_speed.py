@@ -40,7 +40,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kartothek.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
 os.environ["KARTOTHEK_VAR_DIR"] = tempfile.mkdtemp(prefix="kartothek-bench-play-")
-os.environ["KARTOTHEK_PLAY_RATE_LIMIT"] = "0"  # one client address opens every room
+# Every simulated player comes from one address (loopback): the per-client limits are off; the
+# per-room limits stay as deployed.
+os.environ["KARTOTHEK_PLAY_RATE_LIMIT"] = "0"
+os.environ["KARTOTHEK_PLAY_WRITE_LIMIT"] = "0"
 os.environ["ALLOWED_HOSTS"] = "127.0.0.1"
 os.environ.pop("DATABASE_URL", None)
 

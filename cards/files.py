@@ -92,6 +92,7 @@ from cards.models import (
     Slogan,
     SymbolTile,
 )
+from cards.text import ascii_number
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".xlsx": "xlsx", ".json": "json"}
@@ -757,7 +758,7 @@ class _Workbook:
             if kind == "d":
                 return from_iso(raw)
             number = float(raw) if any(ch in raw for ch in ".eE") else int(raw)
-            if cell["style"].isdigit() and int(cell["style"]) in dates:
+            if ascii_number(cell["style"]) and int(cell["style"]) in dates:
                 with contextlib.suppress(ValueError, OverflowError):
                     return from_excel(number, epoch)
             return number

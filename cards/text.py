@@ -148,3 +148,11 @@ def validate_clean_text(value: str) -> None:
             f"The word “{word}” mixes {' and '.join(s.title() for s in scripts)} letters that "
             "look alike; type it in one alphabet."
         )
+
+
+def ascii_number(text: str, max_digits: int = 18) -> bool:
+    """True for a whole number written in ASCII digits (at most ``max_digits`` of them).
+
+    ``str.isdigit()`` also accepts "²", "١" or "𝟗", which ``int()`` refuses or reads as another
+    number: every number that comes from a request, a file or a header is checked with this."""
+    return 0 < len(text) <= max_digits and text.isascii() and text.isdigit()

@@ -32,6 +32,7 @@ from cards.models import (
 )
 from cards.po import PoProblem, export_po, import_po
 from cards.progress import Unit, all_progress, models_of, units
+from cards.text import ascii_number
 from cards.translation import APPROVE_PERMISSION, reviewed_state, save_translation
 from kartothek.permissions import require, requires
 
@@ -281,7 +282,7 @@ def _submitted_units(post: Any, game: str, language: str) -> list[Unit | str] | 
         model_name, _, rest = ident.partition("-")
         pk_text, _, field_name = rest.partition("-")
         model = models.get(model_name)
-        if model is None or not pk_text.isdigit() or field_name not in model.TRANSLATABLE_FIELDS:
+        if model is None or not ascii_number(pk_text) or field_name not in model.TRANSLATABLE_FIELDS:
             return f"“{ident}” is not a text of this game."
         wanted.setdefault(model, {}).setdefault(int(pk_text), []).append(field_name)
         parsed.append((model, int(pk_text), field_name))
@@ -345,7 +346,7 @@ def save_editor_page(post: Any, game: str, language: str, *, user: Any,
             was_text = post.get(f"was-text-{ident}")
             was_state = post.get(f"was-state-{ident}")
             version_text = post.get(f"version-{ident}") or ""
-            if was_text is None or was_state is None or not version_text.isdigit():
+            if was_text is None or was_state is None or not ascii_number(version_text):
                 was_text, was_state, version = stored.was_text, stored.was_state, stored.version
             else:
                 version = int(version_text)

@@ -39,6 +39,7 @@ from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
+from cards.text import ascii_number
 from exports.api import _etag_matches, error
 from games import events as room_events
 from games import rooms
@@ -344,7 +345,7 @@ def _event(body: dict[str, Any]) -> bytes:
 
 def _last_event_id(request: HttpRequest) -> int | None:
     raw = request.headers.get("Last-Event-ID", "").strip()
-    return int(raw) if raw.isdigit() else None
+    return int(raw) if ascii_number(raw) else None
 
 
 async def _stream(code: str, token: str | None, sent: int | None, first: dict[str, Any] | None,
@@ -399,7 +400,10 @@ async def events(request: HttpRequest, code: str) -> HttpResponse:
         return error(503, "Event streams are served through ASGI only (make run, make serve); "
                           "poll GET /api/play/rooms/CODE with If-None-Match instead.")
     code = code.upper()
-    token = None if request.GET.get("as") == "table" else _token(request, code)
+    try:
+        token = None if request.GET.get("as") == "table" else _token(request, code)
+    except TooManyFieldsSent:
+        return error(400, "The request is too large (its query string).")
     sent = _last_event_id(request)
     try:
         first, due_at = await sync_to_async(_look, thread_sensitive=False)(code, token, sent)
@@ -529,8 +533,7 @@ def again(request: HttpRequest, code: str) -> HttpResponse:
 def replay(request: HttpRequest, code: str) -> HttpResponse:
     found = rooms.get_room(code)
     number = request.GET.get("game")
-    # ASCII digits only: str.isdigit() also accepts "²" and "١", which int() refuses.
-    if number is not None and not (number.isascii() and number.isdigit() and len(number) <= 9):
+    if number is not None and not ascii_number(number, 9):
         raise BadRequest("game is the number of a game of this room (1, 2, …).")
     steps = rooms.replay(found, int(number) if number else None)
     return _json_response({"code": found.code, "game": found.game, "steps": steps})

@@ -41,6 +41,8 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connection, transaction
 
+from cards.text import ascii_number
+
 log = logging.getLogger(__name__)
 
 CHANNEL = "kartothek_rooms"
@@ -175,7 +177,7 @@ async def _listen(hub: _Hub) -> None:
                 hub.wake_all()  # anything committed before LISTEN took effect
                 async for note in conn.notifies():
                     code, _, version = note.payload.rpartition(":")
-                    if version.isdigit():
+                    if ascii_number(version):
                         hub.deliver(code, int(version))
         except asyncio.CancelledError:
             raise

@@ -41,6 +41,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from cards.text import ascii_number
 from games import bots, cardids, engines
 from games.cardids import translate
 from games.engines import IllegalAction
@@ -361,7 +362,7 @@ def open_room(*, game: str, language: str, release: int | str = "latest",
         if pinned is None:
             raise NoRelease(f"No release of {game} ({language}) has been published yet.")
     else:
-        if isinstance(release, bool) or not isinstance(release, (int, str)) or not str(release).isdigit():
+        if isinstance(release, bool) or not isinstance(release, (int, str)) or not ascii_number(str(release)):
             raise Refused(f"'{release}' is not a release number, 'latest' or 'draft'.")
         pinned = Release.objects.filter(game=game, language=language, version=int(release)).first()
         if pinned is None:

@@ -494,3 +494,66 @@ def test_play_endpoints_answer_json_never_a_5xx(play_room, method, endpoint, bod
         assert response["Content-Type"].startswith("application/json"), (path, response.content[:300])
         if response.status_code >= 400:
             assert response.json()["error"]
+
+
+# --- the play API's event stream: served only by the ASGI server -------------------------------
+
+# Under Django's test client the async stream cannot run (it answers 503 there), so the stream
+# is fuzzed through a real uvicorn server on loopback, read over real HTTP.
+EVENT_HEADERS = st.fixed_dictionaries({}, optional={
+    "Last-Event-ID": st.one_of(st.sampled_from(["", "0", "-1", "1e9", "9" * 60, "²", "3 x", "NaN"]),
+                               # (a header value cannot start or end with a space on the wire)
+                               st.text(st.characters(min_codepoint=32, max_codepoint=126),
+                                       max_size=30).map(str.strip)),
+    "Accept": st.sampled_from(["text/event-stream", "application/json", "*/*", "", "x/" * 500]),
+    "Authorization": st.sampled_from(["Bearer", "Bearer x", "Basic abc", "Bearer " + "A" * 5000, ""]),
+})
+
+
+@pytest.fixture
+def event_server(transactional_db):
+    from django.test import override_settings
+
+    from tests.play.core_helpers import all_releases
+    from tests.play.sse_helpers import Server
+
+    all_releases()
+    with override_settings(ALLOWED_HOSTS=["127.0.0.1", "testserver"]), Server() as running:
+        client = Client()
+        made = client.post("/api/play/rooms", json.dumps({"game": "slogan", "language": "en", "name": "Ada"}),
+                           content_type="application/json").json()
+        yield running, made["code"], made["token"]
+
+
+@example(body=b"[" * 100_000 + b"]" * 100_000, query="?game=²", headers={"Last-Event-ID": "9" * 60},
+         room="real", authorised=True)
+@example(body=b"", query="", headers={"Last-Event-ID": "²"}, room="real", authorised=True)
+@settings(max_examples=max(1, EXAMPLES // 2), suppress_health_check=list(HealthCheck), deadline=None)
+@given(body=st.one_of(st.just(b""), st.binary(max_size=200), PLAY_BODIES), query=PLAY_QUERIES,
+       headers=EVENT_HEADERS, authorised=st.booleans(), room=st.sampled_from(["real", "unknown", "²"]))
+def test_the_event_stream_answers_an_event_or_json_never_a_5xx(event_server, body, query, headers,
+                                                               authorised, room):
+    import httpx
+
+    server, code, token = event_server
+    headers = dict(headers)
+    if authorised:
+        headers["Authorization"] = f"Bearer {token}"
+    where = {"real": code, "unknown": "ZZZZZZZZ", "²": "²"}[room]
+    url = f"{server.url}/api/play/rooms/{where}/events{query}"
+    with httpx.Client(timeout=httpx.Timeout(10, read=10)) as client:
+        raw = {name: value.encode("latin-1") for name, value in headers.items()}  # as sent on the wire
+        request = client.build_request("GET", url, headers=raw, content=body or None)
+        response = client.send(request, stream=True)
+        try:
+            assert response.status_code < 500, (url, response.read()[:300])
+            kind = response.headers.get("content-type", "")
+            if response.status_code == 200:
+                assert kind.startswith("text/event-stream")
+                first = next(response.iter_lines())  # the first line of the first event
+                assert first.startswith(("id:", "event:", "retry:", ":")), first
+            elif response.status_code != 304:
+                assert kind.startswith("application/json"), (url, response.status_code, kind)
+                assert json.loads(response.read())["error"]
+        finally:
+            response.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from cards.text import ascii_number
 from exports.packs import PackError, load_pack, read_pack_file
 
 
@@ -19,6 +20,6 @@ def deck_pack(game: str, language: str, *, pack_file: str | Path | None = None,
             raise PackError(f"{pack_file} is the {pack['game']} pack in '{pack['language']}', "
                             f"not {game} in '{language}'.")
         return pack
-    if isinstance(release, str) and release.isdigit():
+    if isinstance(release, str) and ascii_number(release):
         release = int(release)
     return load_pack(game, language, release=release)

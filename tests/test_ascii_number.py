@@ -1,0 +1,20 @@
+"""Numbers from requests, files and headers are ASCII digits: "²" or "١" pass ``str.isdigit()``
+but ``int()`` refuses them (a 500 on the event stream's Last-Event-ID, found by the fuzz test)."""
+
+import pytest
+
+from cards.text import ascii_number
+
+
+@pytest.mark.parametrize("text", ["0", "7", "123456789012345678"])
+def test_ascii_digits_are_a_number(text):
+    assert ascii_number(text)
+
+
+@pytest.mark.parametrize("text", ["", "²", "١٢", "𝟗", "1.5", "-1", " 3", "1e3", "1234567890123456789"])
+def test_other_digits_signs_spaces_and_overlong_numbers_are_not(text):
+    assert not ascii_number(text)
+
+
+def test_the_digit_limit_is_the_callers():
+    assert ascii_number("1234567890", 10) and not ascii_number("1234567890", 9)
