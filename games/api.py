@@ -44,6 +44,7 @@ from exports.api import _etag_matches, error
 from games import events as room_events
 from games import rooms
 from games.models import Room, Seat
+from games.prepared import Prepared
 from games.ratelimit import allow, allow_write, too_many
 
 COOKIE_PREFIX = "kt_seat_"
@@ -285,10 +286,23 @@ def _poll(code: str, token: str | None) -> tuple[Seat | None, dict[str, Any]]:
             found = rooms.get_room(code)
             _refuse_token(found.code, token)
         return seat, seat.poll  # type: ignore[union-attr]
-    row = Room.objects.order_by().filter(code=code).values_list(*POLL_FIELDS).first()
+    row = _TABLE_POLL.first(code)
     if row is None:
         raise rooms.NoRoom(f"There is no room {code}. Check the code.")
     return None, dict(zip(POLL_FIELDS, row, strict=True))
+
+
+_TABLE_POLL = Prepared(lambda code: Room.objects.order_by().filter(code=code).values_list(*POLL_FIELDS))
+
+
+def _read_room(code: str, seat: Seat | None) -> Room:
+    """The room a poll or a stream answers with: the seat's, as its lookup read it (no query),
+    or the table's (one query with its release's digest); expired rooms are ``NoRoom``."""
+    found = rooms.seat_room(seat) if seat is not None else rooms.find_room(code)
+    if found is None:
+        raise rooms.NoRoom(f"There is no room {code}. Check the code.")
+    rooms.check_expiry(found)
+    return found
 
 
 @api_view(("GET", "HEAD"))
@@ -306,9 +320,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         response["ETag"] = etag
         response["Cache-Control"] = "private, no-cache"
         return response
-    found = rooms.load_room(seat.room_id) if seat else rooms.get_room(code)
-    rooms.check_expiry(found)
-    found = rooms.step_bots(found)
+    found = rooms.step_bots(_read_room(code, seat))
     return _room_response(rooms.snapshot(found, seat))
 
 
@@ -318,8 +330,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
 def _look(code: str, token: str | None, sent: int | None) -> tuple[dict[str, Any] | None, Any]:
     """What a stream sends next: ``(body, due_at)``, the body ``None`` when the room is still
     at version ``sent`` and no bot or timer is due (one query, as a 304 poll). Raises the
-    play errors (404, 403) like the GET. Runs in the shared thread pool; its database
-    connection is closed before it returns, so a waiting stream holds none."""
+    play errors (404, 403) like the GET. Runs in the shared thread pool (a few threads per
+    process, each keeping its database connection: opening one costs more than the look);
+    a waiting stream holds neither a thread nor a connection."""
     try:
         seat, poll = _poll(code, token)
         now = timezone.now()
@@ -327,15 +340,14 @@ def _look(code: str, token: str | None, sent: int | None) -> tuple[dict[str, Any
         if poll["version"] == sent and not due and \
                 not rooms._expired(poll["status"], poll["last_activity"], now):
             return None, poll["due_at"]
-        found = rooms.load_room(seat.room_id) if seat else rooms.get_room(code)
-        rooms.check_expiry(found)
-        found = rooms.step_bots(found)
+        found = rooms.step_bots(_read_room(code, seat))
         body = rooms.snapshot(found, seat)
         if body["version"] == sent:
             body = None  # a due bot that had nothing to do
         return body, found.due_at
-    finally:
-        connection.close()
+    except BaseException:
+        connection.close()  # it may be broken: the next look opens a new one
+        raise
 
 
 def _event(body: dict[str, Any]) -> bytes:

@@ -32,6 +32,7 @@ import logging
 import random
 import re
 import secrets
+import threading
 import unicodedata
 from collections import OrderedDict
 from datetime import datetime, timedelta
@@ -46,6 +47,7 @@ from games import bots, cardids, engines
 from games.cardids import translate
 from games.engines import IllegalAction
 from games.models import ActionLog, CardPlayStat, Room, Seat
+from games.prepared import Prepared
 
 __all__ = [
     "ALPHABET", "NoRoom", "NotASeat", "NotAllowed", "PlayError", "Refused", "RoomFull",
@@ -208,16 +210,20 @@ def _game_seed(room: Room) -> str:
 
 
 # Parsed states and packs by key: a state at a version never changes, nor does a release.
+_LRU_LOCK = threading.Lock()
+
+
 class _Lru(OrderedDict):  # type: ignore[type-arg]
     def __init__(self, size: int) -> None:
         super().__init__()
         self.size = size
 
     def put(self, key: Any, value: Any) -> None:
-        self[key] = value
-        self.move_to_end(key)
-        while len(self) > self.size:
-            self.popitem(last=False)
+        with _LRU_LOCK:  # the event streams read rooms in several threads at once
+            self[key] = value
+            self.move_to_end(key)
+            while len(self) > self.size:
+                self.popitem(last=False)
 
 
 _STATES = _Lru(512)
@@ -260,7 +266,9 @@ def room_pack(room: Room) -> dict[str, Any]:
     from exports.models import Release
 
     if room.release_id is not None:
-        digest = Release.objects.filter(pk=room.release_id).values_list("sha256", flat=True).get()
+        digest = room.__dict__.get("_release_sha256")  # read with the room (find_seat, find_room)
+        if digest is None:
+            digest = Release.objects.filter(pk=room.release_id).values_list("sha256", flat=True).get()
         key: Any = ("release", digest)
     else:
         key = ("draft", room.pk, room.code, room.seed)
@@ -458,25 +466,56 @@ def check_expiry(room: Room) -> None:
 _SEAT_COLUMNS = ("pk", "seat", "position", "name", "token_hash", "host", "bot", "away", "removed",
                  "moved")
 _ROOM_COLUMNS = ("version", "due_at", "status", "last_activity")
+# A room's columns but its state and draft pack (the biggest; the state comes from _STATES),
+# in the model's field order, as Model.from_db wants them.
+_ROOM_FIELDS = tuple(f for f in Room._meta.concrete_fields if f.attname not in ("state_json", "draft_pack"))
+_ROOM_ATTNAMES = tuple(f.attname for f in _ROOM_FIELDS)
+
+
+# The two lookups every poll and every stream makes, compiled once (games/prepared.py).
+_SEAT_WITH_ROOM = Prepared(lambda code, token_hash: (
+    Seat.objects.order_by().filter(room__code=code, token_hash=token_hash, removed=False, bot=False)
+    .values_list(*_SEAT_COLUMNS, *(f"room__{f.name}" for f in _ROOM_FIELDS), "room__release__sha256")))
+_ROOM_BY_CODE = Prepared(lambda code: (
+    Room.objects.order_by().filter(code=code)
+    .values_list(*(f.name for f in _ROOM_FIELDS), "release__sha256")))
+
+
+def _room_from_row(values: Any, digest: str | None) -> Room:
+    room = Room.from_db("default", list(_ROOM_ATTNAMES), list(values))
+    room.__dict__["_release_sha256"] = digest  # room_pack's key, read by the same query
+    return room
 
 
 def find_seat(code: str, token: str) -> Seat | None:
-    """The seat a token proves in the room with that code, or ``None``. The seat's room is
-    not loaded: ``seat.poll`` holds the room's version, due_at, status and last_activity
-    (what a poll needs to answer 304), read by the same single query."""
-    row = (Seat.objects.order_by()
-           .filter(room__code=(code or "").strip().upper(), token_hash=hash_token(token),
-                   removed=False, bot=False)
-           .values_list(*_SEAT_COLUMNS, "room_id", *(f"room__{c}" for c in _ROOM_COLUMNS))
-           .first())
+    """The seat a token proves in the room with that code, or ``None``, in one query that
+    also reads the room (all but its state) and its release's digest: ``seat.poll`` holds the
+    room's version, due_at, status and last_activity (what a poll needs to answer 304) and
+    ``seat_room(seat)`` is the room, loaded without another query."""
+    row = _SEAT_WITH_ROOM.first((code or "").strip().upper(), hash_token(token))
     if row is None:
         return None
-    seat = Seat(**dict(zip(_SEAT_COLUMNS, row[: len(_SEAT_COLUMNS)], strict=True)),
-                room_id=row[len(_SEAT_COLUMNS)])
+    room_values = row[len(_SEAT_COLUMNS):-1]
+    fields = dict(zip(_ROOM_ATTNAMES, room_values, strict=True))
+    seat = Seat(**dict(zip(_SEAT_COLUMNS, row[: len(_SEAT_COLUMNS)], strict=True)), room_id=fields["id"])
     seat._state.adding = False
     seat._state.db = "default"
-    seat.poll = dict(zip(_ROOM_COLUMNS, row[len(_SEAT_COLUMNS) + 1:], strict=True))  # type: ignore[attr-defined]
+    seat.poll = {c: fields[c] for c in _ROOM_COLUMNS}  # type: ignore[attr-defined]
+    seat.__dict__["_room_row"] = (room_values, row[-1])
     return seat
+
+
+def seat_room(seat: Seat) -> Room:
+    """The room of a seat from ``find_seat``, as its query read it (a fresh object each call)."""
+    values, digest = seat.__dict__["_room_row"]
+    return _room_from_row(values, digest)
+
+
+def find_room(code: str) -> Room | None:
+    """The room with that code (all but its state) and its release's digest, in one query;
+    ``None`` for no such room. Expiry is the caller's (``check_expiry``)."""
+    row = _ROOM_BY_CODE.first(normal_code(code))
+    return None if row is None else _room_from_row(row[:-1], row[-1])
 
 
 def load_room(pk: int) -> Room:
@@ -1029,8 +1068,22 @@ def bot_rng(room: Room, seat: str) -> random.Random:
     return random.Random(f"{room.seed}:{room.game_number}:{room.version}:{seat}")
 
 
-__all__ += ["NoRelease", "allowed_divisions", "check_expiry", "find_seat", "hash_token", "is_curator",
-            "load_room", "moved_away", "moved_message", "new_token", "normal_code",
-            "room_pack",
-            "room_state", "seats_list"]
+__all__ += [
+    "NoRelease",
+    "allowed_divisions",
+    "check_expiry",
+    "find_room",
+    "find_seat",
+    "hash_token",
+    "is_curator",
+    "load_room",
+    "moved_away",
+    "moved_message",
+    "new_token",
+    "normal_code",
+    "room_pack",
+    "room_state",
+    "seat_room",
+    "seats_list",
+]
 _ = (IntegrityError, CardPlayStat)
