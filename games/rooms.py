@@ -40,6 +40,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from cards.text import ascii_number
@@ -282,7 +283,9 @@ def room_pack(room: Room) -> dict[str, Any]:
 
 def _locked(code: str) -> Room:
     try:
-        return Room.objects.select_for_update().get(code=code)
+        # with its release's digest (room_pack's key), locking the room's row only
+        return (Room.objects.select_for_update(of=("self",))
+                .annotate(_release_sha256=F("release__sha256")).get(code=code))
     except Room.DoesNotExist:
         raise NoRoom(f"There is no room {code}.") from None
 
