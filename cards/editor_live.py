@@ -19,7 +19,7 @@ from django.urls import NoReverseMatch, reverse
 
 from cards.admin_preview import PAGE_WIDTH, SALT
 from cards.checks import Dismissals, TextUnit, load_glossary, open_findings
-from cards.models import Game, Translation, TranslationState
+from cards.models import Game, SloganOption, Translation, TranslationState
 from cards.progress import Unit
 from exports import preview
 from kartothek.permissions import requires
@@ -77,10 +77,9 @@ def _refusals(unit: Unit, language: str, text: str, state: str) -> list[str]:
     """What the save would refuse (the model's own validation), on a copy never saved."""
     if not text:
         return []
-    stored = unit.translation
-    row = Translation(content_object=unit.obj, field=unit.field, language=language)
-    if stored is not None:
-        row.pk, row.version, row.source_text = stored.pk, stored.version, stored.source_text
+    # The stored row was read for this request only: changed here, it is never saved.
+    row = unit.translation or Translation(content_object=unit.obj, field=unit.field,
+                                          language=language)
     row.text, row.state = text, state
     try:
         row.full_clean(validate_unique=False)
@@ -97,23 +96,33 @@ def _findings(unit: Unit, game: str, language: str, text: str, state: str) -> li
     return open_findings(checked, dismissals, type_id)
 
 
+def _typed_preview_url(owner: object) -> str:
+    """The typed-preview URL of the admin that shows ``owner``'s card (a slogan's: its
+    slogan card's admin; the signed data names the card, the admin only its game)."""
+    for candidate in (owner, getattr(owner, "card", None)):
+        if candidate is None:
+            continue
+        opts = candidate._meta  # type: ignore[attr-defined]
+        try:
+            return reverse(f"admin:{opts.app_label}_{opts.model_name}_typed_preview")
+        except NoReverseMatch:
+            continue
+    return ""
+
+
 def _card(unit: Unit, language: str, text: str) -> dict[str, object]:
     """The card with the typed text, as the change page's live preview draws it."""
     obj = unit.obj
-    owner = obj if hasattr(obj, "key") else getattr(obj, "slogan", None)
-    if owner is None:
-        return {"previews": [], "problems": []}
-    if owner is obj:
-        overrides = {(unit.field, language): text}
-    else:  # a slogan's answer option: the slogan's card with option_<n> typed
+    if isinstance(obj, SloganOption):  # its slogan's card, with option_<n> typed
+        owner: object = obj.slogan
         overrides = {(f"option_{obj.position}", language): text}
+    else:
+        owner, overrides = obj, {(unit.field, language): text}
     item = preview.item_of(owner, language, overrides)
     if item is None:
         return {"previews": [], "problems": []}
-    opts = owner._meta
-    try:
-        url = reverse(f"admin:{opts.app_label}_{opts.model_name}_typed_preview")
-    except NoReverseMatch:
+    url = _typed_preview_url(owner)
+    if not url:
         return {"previews": [], "problems": []}
     game = preview.game_of(item)
     previews = []

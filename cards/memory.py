@@ -36,7 +36,10 @@ def normalise(text: str) -> str:
 
 
 def words(text: str) -> set[str]:
-    return set(_WORD.findall(text.casefold()))
+    """The words of a text, and the first five letters of a long one (a crude stem: German
+    inflects at the end, Kleiderschrank, Kleiderschränke)."""
+    found = set(_WORD.findall(text.casefold()))
+    return found | {word[:5] + "…" for word in found if len(word) > 6}
 
 
 @dataclass(frozen=True)
