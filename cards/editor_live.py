@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import NoReverseMatch, reverse
 
-from cards.admin_preview import PAGE_WIDTH, SALT
+from cards.admin_preview import LARGE_WIDTH, SALT
 from cards.checks import Dismissals, TextUnit, load_glossary, open_findings
 from cards.models import Game, SloganOption, Translation, TranslationState
 from cards.progress import Unit
@@ -127,9 +127,9 @@ def _card(unit: Unit, language: str, text: str) -> dict[str, object]:
     game = preview.game_of(item)
     previews = []
     for side in preview.SIDES:
-        signed = signing.dumps({"g": game, "i": item, "l": language, "s": side, "w": PAGE_WIDTH},
+        signed = signing.dumps({"g": game, "i": item, "l": language, "s": side, "w": LARGE_WIDTH},
                                salt=SALT, compress=True)
         previews.append({"side": side, "url": f"{url}?d={signed}",
                          "alt": preview.alt_text(item, language, side)})
     return {"previews": previews, "problems": preview.item_problems(item, language),
-            "width": PAGE_WIDTH, "height": preview.height_for(PAGE_WIDTH)}
+            "width": LARGE_WIDTH, "height": preview.height_for(LARGE_WIDTH)}

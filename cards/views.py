@@ -139,6 +139,7 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
         "next_url": request.get_full_path(),
         "check_url": reverse("admin:cards_translate_check", args=[game, language]),
         "kept": any(row.saved for row in shown),
+        "state_label": dict([("", ""), (EMPTY, "missing"), *TranslationState.choices]).get(state, ""),
     }
     return TemplateResponse(request, "admin/cards/translate.html", context)
 

@@ -112,7 +112,7 @@
       status.className = "card-live-status card-live-bad";
       status.appendChild(el("b", "", "⚠ Does not fit"));
       var list = el("ul");
-      problems.forEach(function (p) { list.appendChild(el("li", "", p)); });
+      problems.forEach(function (p) { list.appendChild(el("li", "", p.replace(/^Does not fit: /, ""))); });
       status.appendChild(list);
     } else if ((answer.previews || []).length) {
       status.className = "card-live-status card-live-ok";
