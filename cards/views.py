@@ -20,6 +20,7 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from cards.checks import REGISTRY, Dismissals, Finding, TextUnit, load_glossary, open_findings
 from cards.concurrency import EditConflict, describe_save
 from cards.history import deleted_cards
+from cards.memory import Suggestion, memory_for
 from cards.models import (
     EMPTY,
     CheckDismissal,
@@ -101,7 +102,7 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
         if not outcome.errors and not outcome.conflicts:
             verb = "Approved" if approve_all else "Saved"
             messages.success(request, f"{verb} {outcome.saved} translations.")
-            return HttpResponseRedirect(request.get_full_path())
+            return HttpResponseRedirect(_same_rows_url(request, outcome))
         if outcome.errors:
             messages.error(request, "Nothing was saved: correct the marked texts.")
         else:
@@ -112,9 +113,13 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
                 "since you opened the page and not saved: yours and theirs are shown below.",
             )
         shown = outcome.rows  # the submitted texts, not the page as it is now
+        if not outcome.errors:
+            for row in shown:
+                row.saved = row.ident in outcome.saved_idents
     else:
-        shown = [EditorRow.of(unit) for unit in page.object_list]
+        shown = _kept_rows(request, game, language) or [EditorRow.of(unit) for unit in page.object_list]
     attach_findings(shown, game, language)
+    attach_suggestions(shown, language)
     query = urlencode({key: value for key, value in (("state", state), ("q", search)) if value})
     context = {
         **site.each_context(request),
@@ -133,8 +138,48 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
         "dismiss_url": reverse("admin:cards_dismiss", args=[game, language]),
         "glossary_url": reverse("admin:cards_glossaryterm_changelist") + f"?language__exact={language}",
         "next_url": request.get_full_path(),
+        "check_url": reverse("admin:cards_translate_check", args=[game, language]),
+        "kept": any(row.saved for row in shown),
+        "state_label": dict([("", ""), (EMPTY, "missing"), *TranslationState.choices]).get(state, ""),
     }
     return TemplateResponse(request, "admin/cards/translate.html", context)
+
+
+def _same_rows_url(request: HttpRequest, outcome: EditorOutcome) -> str:
+    """The page again after a save, holding the rows it showed (``shown``) with the saved
+    ones marked (``saved``): in the "missing" view a saved text stays on the page, with its
+    findings, until the translator leaves it."""
+    params = request.GET.copy()
+    params.setlist("shown", [",".join(row.ident for row in outcome.rows)] if outcome.rows else [])
+    params.setlist("saved", [",".join(outcome.saved_idents)] if outcome.saved_idents else [])
+    return f"{request.path}?{params.urlencode()}"
+
+
+def _kept_rows(request: HttpRequest, game: str, language: str) -> list[EditorRow]:
+    """The rows named by ``shown`` (after a save), as stored now; [] when there are none."""
+    idents = [i for i in request.GET.get("shown", "").split(",") if i][:MAX_UNITS_PER_SAVE]
+    if not idents:
+        return []
+    found = _submitted_units({f"text-{ident}": "" for ident in idents}, game, language)
+    if isinstance(found, str):
+        return []
+    saved = set(request.GET.get("saved", "").split(","))
+    rows = [EditorRow.of(unit) for unit in found if not isinstance(unit, str)]
+    for row in rows:
+        row.saved = row.ident in saved
+    return rows
+
+
+def attach_suggestions(rows: list[EditorRow], language: str) -> None:
+    """Each row's suggestions from the translation memory (approved texts of the catalogue)."""
+    memory = memory_for(language)
+    if not memory.entries:
+        return
+    for row in rows:
+        unit = row.unit
+        type_id = ContentType.objects.get_for_model(type(unit.obj)).pk
+        row.suggestions = [s for s in memory.suggest(unit.source, exclude=(type_id, unit.obj.pk, unit.field))
+                           if not _same(s.text, row.draft)]
 
 
 #: The longest search the editor takes (longer is cut): a search is a word or a phrase.
@@ -240,6 +285,8 @@ class EditorRow:
     theirs_by: str = ""
     theirs_at: str = ""
     findings: list[Finding] = field(default_factory=list)
+    suggestions: list[Suggestion] = field(default_factory=list)
+    saved: bool = False  # saved by the last submission (kept on the page, marked)
 
     @classmethod
     def of(cls, unit: Unit) -> EditorRow:
@@ -262,6 +309,7 @@ class EditorOutcome:
     refused: str = ""  # the whole submission is not an editor page
     vanished: list[str] = field(default_factory=list)  # texts for cards deleted meanwhile
     notes: dict[str, int] = field(default_factory=dict)  # review: why a state moved, how often
+    saved_idents: list[str] = field(default_factory=list)
 
 
 def _same(a: str, b: str) -> bool:
@@ -392,6 +440,7 @@ def save_editor_page(post: Any, game: str, language: str, *, user: Any,
                 _conflict(outcome, row, unit, language)
                 continue
             outcome.saved += 1
+            outcome.saved_idents.append(ident)
             written.append((row, (row.was_text, row.was_state, row.version)))
             row.draft, row.draft_state = saved.text, saved.state
             row.was_text, row.was_state, row.version = saved.text, saved.state, saved.version

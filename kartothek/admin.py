@@ -70,7 +70,7 @@ class KartothekAdminSite(admin.AdminSite):
         }
 
     def get_urls(self):  # type: ignore[no-untyped-def]
-        from cards import views
+        from cards import editor_live, views
         from exports import print_views
         from exports.admin import publish_view, review_view
 
@@ -85,6 +85,8 @@ class KartothekAdminSite(admin.AdminSite):
                 page(views.translate_view),
                 name="cards_translate",
             ),
+            path("cards/translate/<str:game>/<str:language>/check/", page(editor_live.check_view),
+                 name="cards_translate_check"),
             path("cards/dismiss/<str:game>/<str:language>/", page(views.dismiss_view),
                  name="cards_dismiss"),
             path("exports/publish/", page(publish_view), name="exports_publish"),

@@ -684,6 +684,11 @@ PAGES: dict[str, tuple[Need, Callable[[World, Client], dict[str, Any]]]] = {
     "cards_translate": (Need(perms("change", models=[Translation]), TRANSLATIONS_WRITE, True),
                         _translate_payload),
     "cards_dismiss": (Need(DISMISS, DISMISS, True), _dismiss_payload),
+    # The editor's checks while typing: POST only, answers JSON, never writes.
+    "cards_translate_check": (Need(perms("change", models=[Translation]),
+                                   perms("change", models=[Translation]), False,
+                                   statuses={"GET": 405}),
+                              lambda w, su: {"unit": w.dismiss_unit, "text": "Kleiderschrank!"}),
     "cards_po_download": (Need(TRANSLATIONS_VIEW, TRANSLATIONS_VIEW, False), lambda w, su: {}),
     "cards_po_upload": (Need(perms("change", models=[Translation]), TRANSLATIONS_WRITE, True),
                         _po_payload),
