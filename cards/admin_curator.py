@@ -6,6 +6,7 @@ library classes).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from django.contrib import messages
@@ -35,6 +36,19 @@ def local_date(value: Any) -> str:
     return formats.date_format(timezone.localtime(value), "SHORT_DATETIME_FORMAT")
 
 
+@cache
+def _named_formats(form_class: type) -> type:
+    """``form_class`` with its formats named as people write them: CSV, XLSX (not csv)."""
+
+    def _init_formats(self: Any, formats: Any) -> None:
+        form_class._init_formats(self, formats)
+        field = self.fields["format"]
+        field.choices = [(value, label if value == "" else str(label).upper())
+                         for value, label in field.choices]
+
+    return type(form_class.__name__, (form_class,), {"_init_formats": _init_formats})
+
+
 class CuratorWordsMixin:
     """For a content admin: the messages and history reasons a curator reads."""
 
@@ -42,6 +56,32 @@ class CuratorWordsMixin:
 
     def message_user(self, *args: Any, **kwargs: Any) -> None:  # provided by ModelAdmin
         super().message_user(*args, **kwargs)  # type: ignore[misc]
+
+    # --- a saved card's key: what it is, for this kind of card --------------------------
+
+    def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any,
+                           **kwargs: Any):  # type: ignore[no-untyped-def]
+        # The read-only key takes the model's help text ("the slug of the German text"),
+        # wrong for a slogan card's "karte-154": say what this kind's key is.
+        text_field = getattr(self.model, "TEXT_FIELD", None)
+        if text_field:
+            help_text = ("Made from the German text when the card was created; imports match "
+                         "rows on it, so it stays as it is.")
+        else:
+            help_text = ("The card's stable identifier; imports match rows on it, so it stays "
+                         "as it is.")
+        for fieldset in context.get("adminform") or ():
+            for line in fieldset:
+                for field in line:
+                    if getattr(field, "is_readonly", False) and field.field.get("name") == "key":
+                        field.field["help_text"] = help_text
+        return super().render_change_form(request, context, *args, **kwargs)  # type: ignore[misc]
+
+    # --- deleting says it can be undone ------------------------------------------------
+
+    def delete_view(self, request: HttpRequest, object_id: str, extra_context: Any = None):  # type: ignore[no-untyped-def]
+        extra = {"restorable_url": reverse("admin:cards_deleted"), **(extra_context or {})}
+        return super().delete_view(request, object_id, extra)  # type: ignore[misc]
 
     # --- revert and restore: one accurate message ------------------------------------
 
@@ -65,6 +105,12 @@ class CuratorWordsMixin:
         opts = obj._meta
         return HttpResponseRedirect(reverse(f"admin:{opts.app_label}_{opts.model_name}_change",
                                             args=[obj.pk]))
+
+    def get_import_form_class(self, request: HttpRequest) -> type:
+        return _named_formats(super().get_import_form_class(request))  # type: ignore[misc]
+
+    def get_export_form_class(self) -> type:
+        return _named_formats(super().get_export_form_class())  # type: ignore[misc]
 
     # --- imports: the file in the history, the counts in the preview's words ----------
 

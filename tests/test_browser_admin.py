@@ -54,7 +54,7 @@ def test_a_curator_imports_a_spreadsheet_with_preview_and_confirm(live_server, c
     page.goto(f"{live_server.url}/admin/cards/sauschwerobject/")
     page.click("a.import_link")
     page.set_input_files("#id_import_file", str(csv))
-    page.select_option("#id_format", label="csv")
+    page.select_option("#id_format", label="CSV")
     page.click("input[type=submit]")
     # The preview: one new row, one unchanged; nothing is in the database yet.
     preview = page.locator("table.import-preview")

@@ -104,7 +104,7 @@ def test_import_preview_shows_old_to_new_and_calls_untouched_rows_unchanged(
 
     page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_import')}")
     page.set_input_files("#id_import_file", str(upload))
-    page.select_option("#id_format", label="csv")
+    page.select_option("#id_format", label="CSV")
     page.click("input[type=submit]")
     page.wait_for_selector("table.import-preview")
     page.screenshot(path=str(shots / "import-preview.png"), full_page=True)
