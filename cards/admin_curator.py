@@ -38,7 +38,8 @@ def local_date(value: Any) -> str:
 
 @cache
 def _named_formats(form_class: type) -> type:
-    """``form_class`` with its formats named as people write them: CSV, XLSX (not csv)."""
+    """``form_class`` with its formats named as people write them (CSV, XLSX, not csv) and the
+    export's fields named as the file's columns (weight_g, not "Weight G")."""
 
     def _init_formats(self: Any, formats: Any) -> None:
         form_class._init_formats(self, formats)
@@ -46,7 +47,13 @@ def _named_formats(form_class: type) -> type:
         field.choices = [(value, label if value == "" else str(label).upper())
                          for value, label in field.choices]
 
-    return type(form_class.__name__, (form_class,), {"_init_formats": _init_formats})
+    def _get_field_label(self: Any, resource: Any, field_name: str) -> str:
+        # the column as the file has it ("weight_g"), not "Weight G"
+        field = resource.fields.get(field_name)
+        return str(field.column_name) if field is not None and field.column_name else field_name
+
+    return type(form_class.__name__, (form_class,), {"_init_formats": _init_formats,
+                                                     "_get_field_label": _get_field_label})
 
 
 class CuratorWordsMixin:
@@ -59,23 +66,21 @@ class CuratorWordsMixin:
 
     # --- a saved card's key: what it is, for this kind of card --------------------------
 
-    def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any,
-                           **kwargs: Any):  # type: ignore[no-untyped-def]
-        # The read-only key takes the model's help text ("the slug of the German text"),
-        # wrong for a slogan card's "karte-154": say what this kind's key is.
-        text_field = getattr(self.model, "TEXT_FIELD", None)
-        if text_field:
-            help_text = ("Made from the German text when the card was created; imports match "
-                         "rows on it, so it stays as it is.")
-        else:
-            help_text = ("The card's stable identifier; imports match rows on it, so it stays "
-                         "as it is.")
-        for fieldset in context.get("adminform") or ():
-            for line in fieldset:
-                for field in line:
-                    if getattr(field, "is_readonly", False) and field.field.get("name") == "key":
-                        field.field["help_text"] = help_text
-        return super().render_change_form(request, context, *args, **kwargs)  # type: ignore[misc]
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False,
+                 **kwargs: Any):  # type: ignore[no-untyped-def]
+        form = super().get_form(request, obj, change, **kwargs)  # type: ignore[misc]
+        if obj is not None:
+            # A saved card's key is read-only, shown with the model's help text ("the slug of
+            # the German text"), wrong for a slogan card's "karte-154": the admin takes a
+            # read-only field's help from the form's Meta.help_texts first.
+            if getattr(self.model, "TEXT_FIELD", None):
+                help_text = ("Made from the German text when the card was created; imports "
+                             "match rows on it, so it stays as it is.")
+            else:
+                help_text = ("The card's stable identifier; imports match rows on it, so it "
+                             "stays as it is.")
+            form._meta.help_texts = {**(form._meta.help_texts or {}), "key": help_text}
+        return form
 
     # --- deleting says it can be undone ------------------------------------------------
 

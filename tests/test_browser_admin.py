@@ -64,6 +64,6 @@ def test_a_curator_imports_a_spreadsheet_with_preview_and_confirm(live_server, c
     page.screenshot(path=str(tmp_path / "preview.png"))
     page.click("input[type=submit][name=confirm], form[action*=process_import] input[type=submit]")
     expect(page.locator(".messagelist .success")).to_contain_text(
-        "Import finished: 1 new, 0 updated, 0 deleted and 1 skipped"
+        "Import finished (Sauschwer objects): 1 new, 0 updated, 1 unchanged"
     )
     assert SauschwerObject.objects.get(key="ein-apfel").weight_g == 180
