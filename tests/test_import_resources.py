@@ -126,7 +126,7 @@ def test_an_id_column_cannot_rename_a_stored_card(model_admin, mini_catalogue, c
          "import_file": SimpleUploadedFile("rename.csv", out.getvalue().encode())},
     )
     assert response.status_code == 200
-    assert "unknown columns: `id`" in response.content.decode()
+    assert "unknown columns: <code>id</code>" in response.content.decode()  # shown as code
     assert snapshot() == before
 
 
