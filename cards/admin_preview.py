@@ -82,7 +82,7 @@ def not_in_deck(model: type[Model], obj: Model | None, language: str,
                 post: Any = None) -> str | None:
     """Why a slogan card is drawn in no deck of ``language`` (its slogans are not both known
     in that market), or None. ``post``: the change form as typed (else the stored card)."""
-    from cards.models import cards_in_market, markets_or_source
+    from cards.models import cards_in_market, market_list, markets_or_source
 
     if model._meta.model_name != "slogancard" or language == settings.KARTOTHEK_LANGUAGES[0]:
         return None
@@ -96,9 +96,10 @@ def not_in_deck(model: type[Model], obj: Model | None, language: str,
     if language in shared:
         return None
     name = LANGUAGE_NAMES.get(language, language.upper())
-    return (f"Not in the {name} deck: a card is printed only where both its slogans are known, "
-            f"and their markets are {' and '.join(m or '—' for m in markets)}. Add “{language}” "
-            f"to both slogans' markets to print it in {name}.")
+    known = "; ".join(f"slogan {n}: {', '.join(market_list(m)) or '—'}"
+                      for n, m in enumerate(markets, start=1))
+    return (f"Not in the {name} deck: a card is printed only where both its slogans are known "
+            f"({known}). Add “{language}” to both slogans' markets to print it in {name}.")
 
 
 def typed_overrides(post: Any) -> dict[tuple[str, str], str]:
