@@ -26,13 +26,14 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator, slugify
 from django.views.decorators.http import require_POST
-from import_export.admin import ImportExportActionModelAdmin
+from import_export.admin import ExportActionModelAdmin, ImportExportActionModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
 from cards import resources
-from cards.admin_curator import CuratorWordsMixin, is_revert
+from cards.admin_curator import CuratorWordsMixin, NamedFormatsMixin, is_revert
 from cards.admin_lists import CardKindFilter, kind_name
 from cards.admin_preview import CardPreviewMixin
+from cards.admin_translation_files import translation_file_resources
 from cards.colour_vision import ColourSpec, colour_problems
 from cards.concurrency import VERSION_FIELD, VersionedAdminMixin, VersionedInlineMixin
 from cards.files import FileProblem
@@ -990,8 +991,13 @@ class TranslationForm(forms.ModelForm):
 
 
 @admin.register(Translation)
-class TranslationAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin):
+class TranslationAdmin(NamedFormatsMixin, WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin,
+                       ExportActionModelAdmin):
     form = TranslationForm
+    # Export (as filtered, or the selected rows): a kind's translation file; see
+    # cards/admin_translation_files.py.
+    resource_classes = translation_file_resources()
+    formats = FORMATS
     # Short columns (the card's kind, not "Cards | concept card"): the list fits 1280 px.
     list_display = ("source", "text", "lang", "state_badge", "kind")
     list_filter = (GameFilter, "language", "state", CardKindFilter)
@@ -1007,6 +1013,9 @@ class TranslationAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # translations are added under their card, or imported
+
+    def get_export_filename(self, request, queryset, file_format):  # type: ignore[no-untyped-def]
+        return f"translations-{timezone.localdate():%Y-%m-%d}.{file_format.get_extension()}"
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         review_translation(self, request, form)

@@ -56,7 +56,17 @@ def _named_formats(form_class: type) -> type:
                                                      "_get_field_label": _get_field_label})
 
 
-class CuratorWordsMixin:
+class NamedFormatsMixin:
+    """Import and export pages name formats as people write them, columns as the file does."""
+
+    def get_import_form_class(self, request: HttpRequest) -> type:
+        return _named_formats(super().get_import_form_class(request))  # type: ignore[misc]
+
+    def get_export_form_class(self) -> type:
+        return _named_formats(super().get_export_form_class())  # type: ignore[misc]
+
+
+class CuratorWordsMixin(NamedFormatsMixin):
     """For a content admin: the messages and history reasons a curator reads."""
 
     model: Any
@@ -110,12 +120,6 @@ class CuratorWordsMixin:
         opts = obj._meta
         return HttpResponseRedirect(reverse(f"admin:{opts.app_label}_{opts.model_name}_change",
                                             args=[obj.pk]))
-
-    def get_import_form_class(self, request: HttpRequest) -> type:
-        return _named_formats(super().get_import_form_class(request))  # type: ignore[misc]
-
-    def get_export_form_class(self) -> type:
-        return _named_formats(super().get_export_form_class())  # type: ignore[misc]
 
     # --- imports: the file in the history, the counts in the preview's words ----------
 

@@ -208,3 +208,25 @@ def test_the_translations_list_names_the_cards_kind_and_filters_in_sentence_case
     objects = carla.get(reverse("admin:cards_conceptcard_changelist")).content.decode()
     assert ">Missing</a>" in objects and ">missing</a>" not in objects
     assert Translation.objects.exists()
+
+
+def test_the_translations_list_exports_a_kinds_translation_file_as_filtered(mini_catalogue,
+                                                                           carla):
+    listing = carla.get(reverse("admin:cards_translation_changelist")).content.decode()
+    export_url = reverse("admin:cards_translation_export")
+    assert export_url in listing
+    page = carla.get(export_url).content.decode()
+    kinds = re.findall(r'<option value="(\d+)"[^>]*>([^<]+ translations)</option>', page)
+    chosen = next(value for value, name in kinds if name == "Sauschwer object translations")
+    prefix = "sauschwerobjecttranslationfileresource"
+    fields = {f"{prefix}_{column}": "on" for column in ("key", "field", "language", "text",
+                                                        "state")}
+    response = carla.post(export_url, {"format": "0", "resource": chosen, **fields})
+    assert response.status_code == 200
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows[0] == ["key", "field", "language", "text", "state"]
+    objects = {o.key for o in SauschwerObject.objects.all()}
+    stored = Translation.objects.filter(
+        content_type__model="sauschwerobject").count()
+    assert len(rows) - 1 == stored and {row[0] for row in rows[1:]} <= objects
+    assert response["Content-Disposition"].startswith('attachment; filename="translations-')
