@@ -26,11 +26,14 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator, slugify
 from django.views.decorators.http import require_POST
-from import_export.admin import ImportExportActionModelAdmin
+from import_export.admin import ExportActionModelAdmin, ImportExportActionModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
 from cards import resources
+from cards.admin_curator import CuratorWordsMixin, NamedFormatsMixin, is_revert
+from cards.admin_lists import CardKindFilter, kind_name
 from cards.admin_preview import CardPreviewMixin
+from cards.admin_translation_files import translation_file_resources
 from cards.colour_vision import ColourSpec, colour_problems
 from cards.concurrency import VERSION_FIELD, VersionedAdminMixin, VersionedInlineMixin
 from cards.files import FileProblem
@@ -93,7 +96,7 @@ def translation_state_filter(language: str) -> type[admin.SimpleListFilter]:
         parameter_name = f"translation_{language}"
 
         def lookups(self, request, model_admin):  # type: ignore[no-untyped-def]
-            return [(EMPTY, "missing"), *TranslationState.choices]
+            return [(EMPTY, "Missing"), *TranslationState.choices]  # sentence case, as the others
 
         def queryset(self, request, queryset):  # type: ignore[no-untyped-def]
             value = self.value()
@@ -259,8 +262,8 @@ class TranslationInline(VersionedInlineMixin, GenericTabularInline):
         return format_html('{}<div class="source-now">{}</div>', badge, row.current_source)
 
 
-class ContentAdmin(CardPreviewMixin, WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin,
-                   ImportExportActionModelAdmin):
+class ContentAdmin(CuratorWordsMixin, CardPreviewMixin, WriteChecks, VersionedAdminMixin,
+                   SimpleHistoryAdmin, ImportExportActionModelAdmin):
     """Common ground of the content admins: translations, history, columns and filters.
 
     Import shows a preview of every row (new, update, unchanged, errors) and imports only
@@ -419,10 +422,15 @@ class ContentAdmin(CardPreviewMixin, WriteChecks, VersionedAdminMixin, SimpleHis
         if change and obj.pk and not type(obj).objects.filter(pk=obj.pk).exists():
             deleted_at = deletion_time(obj)
         obj._change_reason = admin_change_reason(request, obj, form, change)
+        if is_revert(request):
+            match = request.resolver_match
+            version_id = match.kwargs.get("version_id") or (match.args[-1] if match.args else None)
+            request._kartothek_reverted_to = (  # type: ignore[attr-defined]
+                type(obj).history.filter(history_id=version_id).first())
         super().save_model(request, obj, form, change)
         if deleted_at is not None:
-            restored = restore_related(obj, deleted_at)
-            self.message_user(request, f"Restored “{obj}” with {restored} related rows.")
+            # response_change says it, in one message with the revert's
+            request._kartothek_restored = restore_related(obj, deleted_at)  # type: ignore[attr-defined]
 
     def get_list_filter(self, request: HttpRequest):  # type: ignore[no-untyped-def]
         own = list(super().get_list_filter(request))
@@ -983,10 +991,16 @@ class TranslationForm(forms.ModelForm):
 
 
 @admin.register(Translation)
-class TranslationAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin):
+class TranslationAdmin(NamedFormatsMixin, WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin,
+                       ExportActionModelAdmin):
     form = TranslationForm
-    list_display = ("source", "text", "language", "state_badge", "content_type")
-    list_filter = (GameFilter, "language", "state", "content_type")
+    # Export (as filtered, or the selected rows): a kind's translation file; see
+    # cards/admin_translation_files.py.
+    resource_classes = translation_file_resources()
+    formats = FORMATS
+    # Short columns (the card's kind, not "Cards | concept card"): the list fits 1280 px.
+    list_display = ("source", "text", "lang", "state_badge", "kind")
+    list_filter = (GameFilter, "language", "state", CardKindFilter)
     search_fields = ("text", "source_text")
     list_select_related = ("content_type",)
     list_per_page = 100
@@ -1000,6 +1014,9 @@ class TranslationAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # translations are added under their card, or imported
 
+    def get_export_filename(self, request, queryset, file_format):  # type: ignore[no-untyped-def]
+        return f"translations-{timezone.localdate():%Y-%m-%d}.{file_format.get_extension()}"
+
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         review_translation(self, request, form)
         super().save_model(request, obj, form, change)
@@ -1011,6 +1028,14 @@ class TranslationAdmin(WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin):
     @admin.display(description="state", ordering="state")
     def state_badge(self, row: Translation):  # type: ignore[no-untyped-def]
         return state_badge(row.effective_state)
+
+    @admin.display(description="lang.", ordering="language")
+    def lang(self, row: Translation) -> str:
+        return row.language
+
+    @admin.display(description="kind of card", ordering="content_type")
+    def kind(self, row: Translation) -> str:
+        return kind_name(row.content_type)
 
     @admin.display(description="card")
     def card(self, row: Translation) -> str:

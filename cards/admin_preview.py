@@ -74,6 +74,34 @@ def _typed_texts(entry: Any) -> list[str]:
     return []
 
 
+LANGUAGE_NAMES = {"de": "German", "en": "English", "fr": "French", "it": "Italian",
+                  "es": "Spanish", "nl": "Dutch", "pl": "Polish"}
+
+
+def not_in_deck(model: type[Model], obj: Model | None, language: str,
+                post: Any = None) -> str | None:
+    """Why a slogan card is drawn in no deck of ``language`` (its slogans are not both known
+    in that market), or None. ``post``: the change form as typed (else the stored card)."""
+    from cards.models import cards_in_market, market_list, markets_or_source
+
+    if model._meta.model_name != "slogancard" or language == settings.KARTOTHEK_LANGUAGES[0]:
+        return None
+    if post is not None and any(f"slogans-{n}-markets" in post for n in range(2)):
+        markets = [markets_or_source(post.get(f"slogans-{n}-markets", "")) for n in range(2)]
+    elif obj is not None and obj.pk:
+        markets = [s.markets for s in obj.slogans.all()]  # type: ignore[attr-defined]
+    else:
+        return None
+    shared = cards_in_market([("card", m) for m in markets]).get("card", set())
+    if language in shared:
+        return None
+    name = LANGUAGE_NAMES.get(language, language.upper())
+    known = "; ".join(f"slogan {n}: {', '.join(market_list(m)) or '—'}"
+                      for n, m in enumerate(markets, start=1))
+    return (f"Not in the {name} deck: a card is printed only where both its slogans are known "
+            f"({known}). Add “{language}” to both slogans' markets to print it in {name}.")
+
+
 def typed_overrides(post: Any) -> dict[tuple[str, str], str]:
     """Translations typed into the change page's translations inline: (field, language) →
     text (rows marked for deletion left out)."""
@@ -270,9 +298,15 @@ class CardPreviewMixin:
         game = str(self.model.GAME)  # type: ignore[attr-defined]
         url = reverse(f"admin:{self.model._meta.app_label}_{self.model._meta.model_name}_typed_preview")
         previews, problems, notices = [], [], []
+        absent = []
         for language in languages:
             item = item_from_form(self, request, obj, language)
             if item is None:
+                continue
+            reason = not_in_deck(self.model, obj, language, post)
+            if reason and _typed_texts(item["entry"]):
+                # drawn, it would show German text as if it were the English card
+                absent.append({"language": language, "message": reason})
                 continue
             if obj is None and not _typed_texts(item["entry"]):
                 # A new, empty form: nothing is wrong yet, there is just nothing to draw.
@@ -292,7 +326,8 @@ class CardPreviewMixin:
                 previews.append({"language": language, "side": side, "url": f"{url}?d={signed}",
                                  "alt": preview.alt_text(item, language, side)})
         notice = " ".join(dict.fromkeys(notices))  # each reason once, not once per language
-        return JsonResponse({"previews": previews, "problems": problems, "notice": notice})
+        return JsonResponse({"previews": previews, "problems": problems, "notice": notice,
+                             "absent": absent})
 
     def typed_preview_view(self, request: HttpRequest) -> HttpResponse:
         self._may_view(request)
@@ -320,9 +355,13 @@ class CardPreviewMixin:
         opts = self.model._meta
         languages = settings.KARTOTHEK_LANGUAGES
         shown = _languages(request.GET.getlist("preview_language"))
-        initial, problems = [], []
+        initial, problems, absent = [], [], []
         if obj is not None and getattr(obj, "key", None):
             for language in shown:
+                reason = not_in_deck(self.model, obj, language)
+                if reason:
+                    absent.append({"language": language, "message": reason})
+                    continue
                 item = preview.item_of(obj, language)
                 if item is None:
                     continue
@@ -337,6 +376,7 @@ class CardPreviewMixin:
             "post_url": reverse(f"admin:{opts.app_label}_{opts.model_name}_form_preview"),
             "object_id": obj.pk if obj is not None else "",
             "languages": languages, "shown": shown, "initial": initial, "problems": problems,
+            "absent": absent,
             "width": PAGE_WIDTH, "height": preview.height_for(PAGE_WIDTH),
         }}
 

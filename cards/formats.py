@@ -93,7 +93,7 @@ def preview_context(result: Any, limit: int = PREVIEW_ROWS) -> dict[str, Any]:
     page to ``limit`` rows and ``limit`` error lines, with counts of everything."""
     from cards.catalogue import describe_errors
 
-    errors = describe_errors(result)
+    errors = describe_errors(result, name_rows=True)  # the card's name beside its row
     valid = list(result.valid_rows())
     counts = {kind: 0 for kind in ("new", "update", "delete", "skip")}
     for row in valid:

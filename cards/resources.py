@@ -18,6 +18,7 @@ from simple_history.utils import bulk_create_with_history, bulk_update_with_hist
 
 from cards.concurrency import bump_versions
 from cards.files import COLUMNS, TRANSLATION_COLUMNS, normalise_type_name
+from cards.import_diff import ReadableDiff
 from cards.models import (
     AlfonsCard,
     ConceptCard,
@@ -39,7 +40,7 @@ from cards.models import (
 from cards.pictures import icon_credit, render_icon, validate_picture
 from cards.text import validate_key
 from cards.translation import sources_changed_in_bulk
-from cards.weights import parse_weight
+from cards.weights import parse_weight, show_weight
 
 
 class KeyLoader(instance_loaders.BaseInstanceLoader):
@@ -94,6 +95,9 @@ class KeyedResource(resources.ModelResource):
 
     def get_queryset(self) -> models.QuerySet:
         return super().get_queryset().order_by("key")
+
+    def get_diff_class(self) -> type:
+        return ReadableDiff  # old → new per cell, not a character-wise strike-through
 
     def export(self, *args: Any, **kwargs: Any) -> Any:
         dataset = super().export(*args, **kwargs)
@@ -291,6 +295,13 @@ class WeightWidget(widgets.IntegerWidget):
 
     def render(self, value: Any, obj: Any = None, **kwargs: Any) -> Any:
         return value
+
+    def show(self, value: Any) -> str:
+        """How the import preview shows a weight: as the admin does ("55 kg")."""
+        try:
+            return show_weight(int(value))
+        except (TypeError, ValueError):
+            return str(value)
 
 
 class KeyWidget(widgets.ForeignKeyWidget):

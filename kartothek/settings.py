@@ -73,6 +73,8 @@ MIDDLEWARE = [
     # Static files straight after the security headers, before sessions are loaded.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The admin's words and date formats follow the browser: German or English.
+    "kartothek.admin_language.AdminLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Failed room lookups per client (guessing codes): 429 after KARTOTHEK_PLAY_LOOKUP_LIMIT.
     "games.ratelimit.RoomLookupMiddleware",

@@ -1,14 +1,24 @@
 from django.conf import settings
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from django.views.static import serve
+
+
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    # at request time: the static file's hashed name is known once collectstatic ran
+    return HttpResponsePermanentRedirect(static("cards/favicon.svg"))
+
 
 # An admin-styled 403 that names what the page needs and who holds it (kartothek/forbidden.py).
 handler403 = "kartothek.forbidden.forbidden"
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),
+    # Browsers ask for /favicon.ico on every page that names no icon (the admin names one).
+    path("favicon.ico", favicon),
     path(settings.KARTOTHEK_ADMIN_PATH, admin.site.urls),
     path("api/play/", include("games.api_urls")),
     path("play/", include("games.urls")),

@@ -54,7 +54,7 @@ def test_a_curator_imports_a_spreadsheet_with_preview_and_confirm(live_server, c
     page.goto(f"{live_server.url}/admin/cards/sauschwerobject/")
     page.click("a.import_link")
     page.set_input_files("#id_import_file", str(csv))
-    page.select_option("#id_format", label="csv")
+    page.select_option("#id_format", label="CSV")
     page.click("input[type=submit]")
     # The preview: one new row, one unchanged; nothing is in the database yet.
     preview = page.locator("table.import-preview")
@@ -64,6 +64,6 @@ def test_a_curator_imports_a_spreadsheet_with_preview_and_confirm(live_server, c
     page.screenshot(path=str(tmp_path / "preview.png"))
     page.click("input[type=submit][name=confirm], form[action*=process_import] input[type=submit]")
     expect(page.locator(".messagelist .success")).to_contain_text(
-        "Import finished: 1 new, 0 updated, 0 deleted and 1 skipped"
+        "Import finished (Sauschwer objects): 1 new, 0 updated, 1 unchanged"
     )
     assert SauschwerObject.objects.get(key="ein-apfel").weight_g == 180

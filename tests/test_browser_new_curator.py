@@ -124,7 +124,7 @@ def test_a_new_curator_does_the_everyday_tasks_without_a_dead_end(live_server, w
     look("object-list")
     page.click("a.export_link")
     look("export")
-    page.select_option("#id_format", label="xlsx")
+    page.select_option("#id_format", label="XLSX")
     with page.expect_download() as download:
         page.click("input[type=submit]")
     book = openpyxl.load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))
@@ -140,12 +140,12 @@ def test_a_new_curator_does_the_everyday_tasks_without_a_dead_end(live_server, w
     page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_changelist')}")
     page.click("a.import_link")
     page.set_input_files("#id_import_file", str(edited))
-    page.select_option("#id_format", label="csv")  # the wrong format first
+    page.select_option("#id_format", label="CSV")  # the wrong format first
     page.click("input[type=submit]")
     assert "This is an XLSX workbook, not CSV: choose XLSX" in page.locator(".errorlist").inner_text()
     look("import-wrong-format")
     page.set_input_files("#id_import_file", str(edited))
-    page.select_option("#id_format", label="xlsx")
+    page.select_option("#id_format", label="XLSX")
     look("import")
     page.click("input[type=submit]")
     summary = page.locator("#import-summary").inner_text()

@@ -73,7 +73,7 @@ def test_export_edit_three_add_two_preview_and_confirm(mini_catalogue, carla):
     done = confirm(carla, "slogan", response)
     assert done.status_code == 302
     message = carla.get(done.url).content.decode()
-    assert "Import finished: 2 new, 3 updated, 0 deleted and 1 skipped slogans." in message
+    assert "Import finished (slogans): 2 new, 3 updated, 1 unchanged." in message
     assert Slogan.objects.count() == 6
     assert Slogan.objects.get(key="haribo-macht-kinder-froh").correct_option.text == "Haribo"
     changed = Slogan.objects.filter(text__endswith="(neu)")
@@ -91,8 +91,9 @@ def test_a_preview_with_an_error_offers_no_confirm_and_changes_nothing(mini_cata
     response = preview(carla, "sauschwerobject", "dinge.csv", csv)
     page = response.content.decode()
     assert 'name="import_file_name"' not in page
-    assert ("row 3, column `weight_g`: “zwölf” is not a weight: write a number with g, kg or t"
-            in page)
+    # the row's object named, the column as code (not literal backticks)
+    assert ("row 3 (“Ein Stein”), column <code>weight_g</code>: “zwölf” is not a weight: write "
+            "a number with g, kg or t" in page)
     assert not ConceptCard.objects.filter(key="ein-apfel").exists()
 
 

@@ -111,6 +111,23 @@
           };
           next.src = shot.url;
         });
+        // A language whose deck leaves the card out says so instead of a picture.
+        box.querySelectorAll("[data-absent-lang]").forEach(function (note) { note.remove(); });
+        (answer.absent || []).forEach(function (gone) {
+          box.querySelectorAll("figure[data-lang='" + gone.language + "']").forEach(function (figure) { figure.remove(); });
+          var note = document.createElement("p");
+          note.className = "card-preview-absent";
+          note.setAttribute("data-absent-lang", gone.language);
+          var code = document.createElement("strong");
+          code.textContent = gone.language.toUpperCase() + ":";
+          note.appendChild(code);
+          note.appendChild(document.createTextNode(" " + gone.message));
+          box.appendChild(note);
+        });
+        if ((answer.absent || []).length) {
+          var placeholder = box.querySelector("[data-preview-empty]");
+          if (placeholder) { placeholder.remove(); }
+        }
         showProblems(area, answer.problems || [], (answer.previews || []).length > 0);
         if (answer.notice) {
           box.querySelectorAll("figure").forEach(function (figure) { figure.remove(); });
