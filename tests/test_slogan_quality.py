@@ -109,10 +109,10 @@ def edition(language: str) -> list[str]:
     return sorted(card for card, markets in shared.items() if language in markets)
 
 
-def test_the_english_edition_has_at_least_120_cards_and_the_german_deck_at_least_163():
+def test_the_english_edition_has_at_least_120_cards_and_the_german_deck_at_least_200():
     english, german = edition("en"), edition("de")
     assert len(english) >= 120
-    assert len(german) >= 163  # issue 22 asks for 200: only sourced lines were added (SOURCES.md)
+    assert len(german) >= 200  # issue 22: only lines a stored page attests were added (SOURCES.md)
     assert set(english) | set(german) == {r["card"] for r in SLOGANS}  # no card in no deck
 
 
@@ -295,3 +295,23 @@ def test_a_cards_answer_is_no_option_on_its_other_side():
             if answer(one) in {other[f"option_{i}"] for i in range(1, 5)}:
                 found.append((card, answer(one)))
     assert found == []
+
+
+# The cards of issue 22 item 2 (karte-164 … karte-201) carry their brands' owner groups as data in
+# fixtures/slogan/brands_new_cards.csv (brand,group,since,until,source), to be merged into brands.csv.
+NEW_CARDS = [r for r in SLOGANS if "karte-164" <= r["card"] <= "karte-201"]
+
+
+def group_root(group: str) -> str:
+    return group.split(" (")[0].split(",")[0].strip().casefold()
+
+
+def test_every_brand_of_the_newest_cards_has_a_group_and_none_sits_beside_its_own_group():
+    brands = {b["brand"]: b for b in rows("slogan/brands_new_cards.csv")}
+    names = {r[f"option_{i}"] for r in NEW_CARDS for i in range(1, 5)}
+    assert len(NEW_CARDS) == 76 and names <= set(brands), sorted(names - set(brands))
+    assert all(b["group"] and b["source"].startswith("https://") for b in brands.values())
+    clashes = [(r["key"], r[f"option_{i}"]) for r in NEW_CARDS for i in range(1, 5)
+               if str(i) != r["correct"]
+               and group_root(brands[r[f"option_{i}"]]["group"]) == group_root(brands[answer(r)]["group"])]
+    assert clashes == []
