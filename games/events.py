@@ -25,8 +25,8 @@ Two back-ends, chosen by the database:
   one query, every ``KARTOTHEK_PLAY_EVENTS_CHECK`` seconds (the safety net that makes another
   process's moves arrive).
 
-Database reads here run in the shared thread pool and close their connection at once, so a
-waiting subscription holds neither a thread nor a database connection.
+Database reads here run in the shared thread pool (whose few threads keep their connections),
+so a waiting subscription holds neither a thread nor a database connection.
 """
 
 from __future__ import annotations
@@ -193,10 +193,11 @@ async def _listen(hub: _Hub) -> None:
 def _versions(codes: list[str]) -> dict[str, int]:
     from games.models import Room
 
-    try:
+    try:  # the pool thread keeps its connection (opening one costs more than the query)
         return dict(Room.objects.order_by().filter(code__in=codes).values_list("code", "version"))
-    finally:
-        connection.close()
+    except BaseException:
+        connection.close()  # it may be broken: the next check opens a new one
+        raise
 
 
 async def _check(hub: _Hub) -> None:
