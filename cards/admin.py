@@ -30,6 +30,7 @@ from import_export.admin import ImportExportActionModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
 from cards import resources
+from cards.admin_brands import OptionFindingsMixin
 from cards.admin_preview import CardPreviewMixin
 from cards.colour_vision import ColourSpec, colour_problems
 from cards.concurrency import VERSION_FIELD, VersionedAdminMixin, VersionedInlineMixin
@@ -852,7 +853,7 @@ class SloganInline(VersionedInlineMixin, admin.StackedInline):
 
 
 @admin.register(SloganCard)
-class SloganCardAdmin(PlayDifficultyMixin, ContentAdmin):
+class SloganCardAdmin(OptionFindingsMixin, PlayDifficultyMixin, ContentAdmin):
     inlines = [SloganInline]
     list_display = ("key", "first_slogan", "second_slogan", "editions", "play_difficulty")
     play_game = "slogan"
