@@ -54,6 +54,8 @@ def dismiss_option_view(model_admin: admin.ModelAdmin, request: HttpRequest,
         raise Http404("No such slogan card.")
     if not model_admin.has_view_permission(request, card):
         raise PermissionDenied
+    if request.method == "POST" and not model_admin.has_change_permission(request, card):
+        raise PermissionDenied  # before anything else: a refused write learns nothing
     back = reverse("admin:cards_slogancard_change", args=[card.pk])
     ident = request.POST.get("finding") or request.GET.get("finding", "")
     entry = next((e for e in card_findings_context(card) if e["ident"] == ident), None)
@@ -63,8 +65,6 @@ def dismiss_option_view(model_admin: admin.ModelAdmin, request: HttpRequest,
     finding = entry["finding"]
     error = ""
     if request.method == "POST":
-        if not model_admin.has_change_permission(request, card):
-            raise PermissionDenied
         reason = request.POST.get("reason", "").strip()
         if not reason:
             error = "Say why the finding is fine for this card."
