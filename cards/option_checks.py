@@ -133,8 +133,8 @@ def check_same_group(side: Side, table: BrandTable) -> list[OptionFinding]:
     answer = side.answer
     years: list[int | None] = [None] + ([side.year] if side.year else [])
     for n, option in enumerate(side.options, start=1):
-        if n == side.correct:
-            continue
+        if n == side.correct or set(brand_keys(option)) & set(brand_keys(answer)):
+            continue  # the answer twice is the unit check's "the same option appears twice"
         for year in years:
             shared = table.groups(answer, year) & table.groups(option, year)
             if shared:

@@ -206,8 +206,8 @@ def test_validate_content_names_a_sister_brand_typed_into_a_card(mini_catalogue)
 
 
 def test_a_dismissal_holds_until_the_slogan_or_the_option_changes(mini_catalogue):
-    from cards.option_findings import dismiss, load_cards
     from cards.option_checks import OptionFinding
+    from cards.option_findings import dismiss, load_cards
 
     option = _option("just-do-it", 2)
     option.text = "Nike Air"  # "Nike" stands in it: but it is no give-away of the slogan text

