@@ -19,6 +19,10 @@ FIRST_YEAR, LAST_YEAR = 1800, 2100
 class BrandOwnership(models.Model):
     """A brand belonged to a company group from ``since`` to ``until`` (years; empty: open)."""
 
+    # Read by the file readers as of the content types: no texts to translate, no key.
+    TRANSLATABLE_FIELDS: tuple[str, ...] = ()
+    TEXT_FIELD = None
+
     brand = models.CharField(
         max_length=120, validators=[validate_clean_text],
         help_text="As an answer option writes it (Persil, Dresdner Bank, Škoda).")

@@ -164,3 +164,14 @@ def test_the_brand_owner_list_exports_a_spreadsheet_with_the_five_columns(mini_c
     assert response.status_code == 200
     text = b"".join(response.streaming_content if response.streaming else [response.content])
     assert io.StringIO(text.decode("utf-8-sig")).readline().strip() == HEADER.strip()
+
+
+def test_import_content_reads_a_brands_file_by_its_columns(mini_catalogue, run_command, tmp_path):
+    path = tmp_path / "brands_new_cards.csv"
+    path.write_text(HEADER + "Saturn,Ceconomy,,,https://example.org/saturn\n", encoding="utf-8")
+    status, out, err = run_command("import_content", str(path))
+    assert status == 0, err
+    assert "1 new" in out
+    assert BrandOwnership.objects.get(brand="Saturn").group == "Ceconomy"
+    status, out, _err = run_command("import_content", str(path))
+    assert status == 0 and "0 new, 0 updated, 1 unchanged" in out
