@@ -30,6 +30,7 @@ from import_export.admin import ExportActionModelAdmin, ImportExportActionModelA
 from simple_history.admin import SimpleHistoryAdmin
 
 from cards import resources
+from cards.admin_brands import OptionFindingsMixin
 from cards.admin_curator import CuratorWordsMixin, NamedFormatsMixin, is_revert
 from cards.admin_lists import CardKindFilter, kind_name
 from cards.admin_preview import CardPreviewMixin
@@ -860,7 +861,7 @@ class SloganInline(VersionedInlineMixin, admin.StackedInline):
 
 
 @admin.register(SloganCard)
-class SloganCardAdmin(PlayDifficultyMixin, ContentAdmin):
+class SloganCardAdmin(OptionFindingsMixin, PlayDifficultyMixin, ContentAdmin):
     inlines = [SloganInline]
     list_display = ("key", "first_slogan", "second_slogan", "editions", "play_difficulty")
     play_game = "slogan"

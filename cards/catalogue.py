@@ -18,6 +18,8 @@ import tablib
 from django.conf import settings
 from django.db import transaction
 
+from cards.brands import FILE_STEM as BRANDS_FILE
+from cards.brands import BrandOwnershipResource
 from cards.dismissal_files import export_dismissals, import_dismissals, translatable_files
 from cards.files import FileKind, FileProblem, check_size, file_kind
 from cards.formats import load_table
@@ -32,6 +34,12 @@ from cards.models import (
     SignSymbol,
     Slogan,
     SymbolTile,
+)
+from cards.option_findings import (
+    DISMISSAL_FILE,
+    dismissal_path,
+    export_option_dismissals,
+    import_option_dismissals,
 )
 from cards.pictures import read_stored_picture
 from cards.resources import (
@@ -209,6 +217,7 @@ def import_catalogue(directory: Path, *, dry_run: bool = False) -> CatalogueRepo
                 report.files.append(
                     import_dataset(resource, read_dataset(path), _relative(path, directory))
                 )
+            _import_brands(directory, report)
             for language in settings.KARTOTHEK_LANGUAGES[1:]:
                 for stem, model in CATALOGUE_FILES:
                     if not model.TRANSLATABLE_FIELDS:
@@ -232,6 +241,12 @@ def import_catalogue(directory: Path, *, dry_run: bool = False) -> CatalogueRepo
                      dismissed.errors) = import_dismissals(
                         read_dataset(path), language, translatable_files(CATALOGUE_FILES))
                     report.files.append(dismissed)
+            path = _find(directory, DISMISSAL_FILE)
+            if path is not None:  # after the slogans and their English texts it was made on
+                dismissed = FileReport(path=_relative(path, directory))
+                (dismissed.new, dismissed.updated, dismissed.unchanged,
+                 dismissed.errors) = import_option_dismissals(read_dataset(path))
+                report.files.append(dismissed)
             if not report.files:
                 raise CatalogueError(f"{directory} holds no catalogue files.")
             if report.errors or dry_run:
@@ -239,6 +254,14 @@ def import_catalogue(directory: Path, *, dry_run: bool = False) -> CatalogueRepo
     except _Rollback:
         pass
     return report
+
+
+def _import_brands(directory: Path, report: CatalogueReport) -> None:
+    """The brand owners: after the slogans (nothing refers to them by key)."""
+    path = _find(directory, BRANDS_FILE)
+    if path is not None:
+        report.files.append(import_dataset(BrandOwnershipResource(), read_dataset(path),
+                                           _relative(path, directory)))
 
 
 def _write(dataset: tablib.Dataset, path: Path) -> None:
@@ -267,6 +290,10 @@ def export_catalogue(directory: Path) -> list[Path]:
                 picture.write_bytes(read_stored_picture(
                     tile.image.name, tile.image_sha256, label=f"symbol tile '{tile.key}'"))
                 written.append(picture)
+    brands = directory / f"{BRANDS_FILE}.csv"
+    _write(BrandOwnershipResource().export(), brands)
+    _write(export_option_dismissals(), dismissal_path(directory))
+    written += [brands, dismissal_path(directory)]
     for language in settings.KARTOTHEK_LANGUAGES[1:]:
         for stem, model in CATALOGUE_FILES:
             if not model.TRANSLATABLE_FIELDS:

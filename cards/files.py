@@ -83,6 +83,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from cards.models import (
     AlfonsCard,
+    BrandOwnership,
     ConceptCard,
     Content,
     SauschwerObject,
@@ -968,6 +969,7 @@ _TYPE_NAME_LIST: tuple[tuple[type[Content], tuple[str, ...]], ...] = (
         SauschwerObject,
         ("objects", "sauschwer_objects", "sauschwer_object", "sauschwerobject", "sauschwer"),
     ),
+    (BrandOwnership, ("brands", "brand_owners", "brand_owner", "brandownership"),),  # type: ignore[list-item]
 )
 #: Names a file, a sheet or a ``type_hint`` may use for a content type (after normalising).
 TYPE_NAMES: dict[str, type[Content]] = {
@@ -991,6 +993,8 @@ COLUMNS: dict[type[Content], tuple[tuple[str, ...], tuple[str, ...]]] = {
     Slogan: (("card", "side", "key", "text", *_OPTIONS, "correct"), ("keep_german", "markets", "source")),
     AlfonsCard: (("key", "text", "effect", "amount", "target"), ()),
     SauschwerObject: (("key", "name", "weight_g", "source"), ()),
+    # the Slogan option checks' owner table (cards/brands.py), matched on brand and since
+    BrandOwnership: (("brand", "group", "since", "until", "source"), ()),  # type: ignore[dict-item]
 }
 TRANSLATION_COLUMNS: tuple[tuple[str, ...], tuple[str, ...]] = (
     ("key", "field", "language", "text"),
@@ -1014,6 +1018,10 @@ class FileKind:
         """The django-import-export resource that imports this file."""
         from cards.resources import RESOURCES, translation_resource_for
 
+        if self.model is BrandOwnership:
+            from cards.brands import BrandOwnershipResource
+
+            return BrandOwnershipResource
         return translation_resource_for(self.model) if self.translations else RESOURCES[self.model]
 
 

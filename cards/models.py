@@ -852,4 +852,6 @@ TRANSLATABLE_MODELS: tuple[type[Translatable], ...] = (
 
 
 # The glossary and dismissed translation checks (cards/checks.py) live in their own module.
+# Brand owners (cards/brand_checks.py reads them) live in their own module.
+from cards.models_brands import BrandOwnership  # noqa: E402, F401
 from cards.models_checks import CheckDismissal, GlossaryTerm  # noqa: E402, F401

@@ -12,6 +12,7 @@ from typing import Any
 CONTENT_MODELS = [
     "conceptcard", "symboltile", "signsymbol", "signcolour", "signcard",
     "slogancard", "slogan", "sloganoption", "alfonscard", "sauschwerobject",
+    "brandownership",  # the brand owners the Slogan option checks read: edited like content
 ]
 # The translation checks' glossary and dismissed findings: everyone who sees translations
 # sees them; only Curators (who hold every cards permission) edit the glossary and dismiss.

@@ -36,6 +36,7 @@ from cards.models import (
     option_problems,
     translation_max_length,
 )
+from cards.option_findings import open_findings
 from cards.resources import _file_exists
 from cards.text import normalise, validate_clean_text
 
@@ -302,7 +303,14 @@ def _slogan_problems() -> list[Problem]:
         Problem(f"slogan card '{key}'", f"{message}.")
         for key, messages in incomplete_slogan_cards().items()
         for message in messages
-    ] + _slogan_market_problems()
+    ] + _slogan_market_problems() + _option_problems()
+
+
+def _option_problems() -> list[Problem]:
+    """What gives a slogan's answer away (cards/option_checks.py), unless dismissed."""
+    return [Problem(f"slogan '{finding.slogan}' [{finding.field}]",
+                    f"{finding.title}: {finding.message}")
+            for _card, finding in open_findings()]
 
 
 def _translation_problems() -> list[Problem]:

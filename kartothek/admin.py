@@ -13,7 +13,7 @@ from kartothek.permissions import has_all, print_permissions
 SECTIONS = {
     "Sag's mit Symbolen": ["conceptcard", "symboltile"],
     "Sign": ["signsymbol", "signcolour", "signcard"],
-    "Slogan": ["slogancard", "slogan", "alfonscard"],
+    "Slogan": ["slogancard", "slogan", "alfonscard", "brandownership"],
     "Sauschwer": ["sauschwerobject"],
     "Translations": ["translation", "glossaryterm", "checkdismissal"],
 }

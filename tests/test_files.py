@@ -26,6 +26,7 @@ from cards.files import (
 )
 from cards.models import (
     AlfonsCard,
+    BrandOwnership,
     ConceptCard,
     SauschwerObject,
     SignCard,
@@ -444,7 +445,7 @@ def test_the_columns_of_each_resource_name_its_content_type(model):
 @pytest.mark.parametrize("model", list(COLUMNS), ids=lambda m: m.__name__)
 def test_the_required_columns_alone_name_the_content_type(model):
     required, optional = COLUMNS[model]
-    assert set(required) | set(optional) <= set(RESOURCES[model]().get_export_headers())
+    assert set(required) | set(optional) <= set(FileKind(model).resource_class()().get_export_headers())
     assert content_type_of(tablib.Dataset(headers=list(required)), "x.csv") is model
 
 
@@ -455,6 +456,7 @@ def test_the_translation_columns_are_those_of_the_translation_resource():
 
 def test_every_file_of_the_mini_catalogue_is_recognised():
     expected = {f"{stem}.csv": model for stem, model in CATALOGUE_FILES}
+    expected["slogan/brands.csv"] = BrandOwnership  # issue 26: the brand owners
     for stem, model in CATALOGUE_FILES:
         if model.TRANSLATABLE_FIELDS:
             expected[f"translations/en/{stem.split('/')[-1]}.csv"] = model
@@ -464,7 +466,7 @@ def test_every_file_of_the_mini_catalogue_is_recognised():
         kind = file_kind(read_path(path), path.name)
         assert kind == FileKind(expected[relative], translations=relative.startswith("translations/"))
         seen += 1
-    assert seen == 15
+    assert seen == 16
 
 
 @pytest.mark.parametrize(

@@ -216,7 +216,7 @@ def test_slogan_translations_import_as_one_row_per_slogan_and_language(mini_cata
 
     path = write(tmp_path, "slogans-en.csv", WIDE
                  + "just-do-it,en,Just do it!,Adidas,Puma,Reebok,Nike,translated\n"
-                 + "ich-bin-doch-nicht-bloed,en,,Saturn,Conrad,MediaMarkt,Expert,approved\n")
+                 + "ich-bin-doch-nicht-bloed,en,,Euronics,Conrad,MediaMarkt,Expert,approved\n")
     status, out, err = run_command("import_content", str(path))
     assert status == 0, err
     assert "translations of slogans" in out

@@ -20,7 +20,7 @@ from django.contrib.sessions.backends.db import SessionStore
 from django.test import RequestFactory
 from django.urls import reverse
 
-from cards.models import Slogan, SloganCard, SloganOption
+from cards.models import BrandOwnership, Slogan, SloganCard, SloganOption
 from cards.resources import SloganResource
 from cards.validation import find_problems, slogan_card_problems
 from exports.models import Release
@@ -32,6 +32,15 @@ from tests.publishing import confirm_publish
 pytestmark = pytest.mark.django_db
 
 OPTIONS = {1: ["Haribo", "Katjes", "Storck", "Trolli"], 2: ["Persil", "Ariel", "Omo", "Dash"]}
+
+
+def own_brands() -> None:
+    """The new cards' brands get an owner each (a brand without one is a finding)."""
+    for name in OPTIONS[1] + OPTIONS[2]:
+        BrandOwnership.objects.get_or_create(brand=name, defaults={
+            "group": name, "source": f"https://de.wikipedia.org/wiki/{name}"})
+
+
 MANAGEMENT = {
     "slogans-TOTAL_FORMS": "2", "slogans-INITIAL_FORMS": "0",
     "slogans-MIN_NUM_FORMS": "2", "slogans-MAX_NUM_FORMS": "2",
@@ -148,6 +157,7 @@ def test_a_complete_card_is_saved_with_both_slogans_and_options_in_one_go(mini_c
     assert [(s.side, s.key) for s in card.slogans.order_by("side")] == [(1, "haribo"), (2, "persil")]
     assert list(SloganOption.objects.filter(slogan__key="persil").values_list("text", "is_correct")) \
         == [("Persil", True), ("Ariel", False), ("Omo", False), ("Dash", False)]
+    own_brands()
     assert find_problems() == []
     # and the card page shows the options back, ready to edit
     page = curator.get(reverse("admin:cards_slogancard_change", args=[card.pk])).content.decode()
@@ -181,6 +191,7 @@ def test_an_incomplete_card_already_stored_can_be_completed_on_its_page(mini_cat
     data["slogans-0-id"], data["slogans-0-card"] = str(slogan.pk), str(card.pk)
     response = curator.post(reverse("admin:cards_slogancard_change", args=[card.pk]), data)
     assert response.status_code == 302, response.content.decode()[:3000]
+    own_brands()
     assert find_problems() == []
 
 
@@ -275,6 +286,7 @@ def test_a_slogans_file_with_whole_cards_is_imported(mini_catalogue, run_command
     )
     status, _out, err = run_command("import_content", str(path))
     assert status == 0, err
+    own_brands()
     assert find_problems() == []
 
 

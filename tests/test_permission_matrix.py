@@ -380,7 +380,7 @@ def changed(data: dict[str, Any]) -> dict[str, Any]:
     writes the card's history."""
     for name, suffix in (("key", "-neu"), ("text", " neu"), ("first_name", "Neu"),
                          ("name", " neu"), ("slogans-0-text", " neu"), ("term", " neu"),
-                         ("reason", " neu")):
+                         ("reason", " neu"), ("group", " neu")):
         if name in data:
             return {**data, name: f"{data[name]}{suffix}"}
     if "symbol" in data and "colour" in data:
@@ -564,7 +564,8 @@ def model_case(route: str, kind: str, model: type[Model], model_admin: admin.Mod
             dataset = resource.export()
             # Only the target's row (which the confirmed import creates again); a tile's
             # picture file comes only with a catalogue folder, its icon draws it here.
-            column = "key" if "key" in dataset.headers else "id"
+            # (brand owners are matched on brand and since: their brand's rows)
+            column = next(c for c in ("key", "id", "brand") if c in dataset.headers)
             wanted = str(getattr(target(world), column))
             rows = [row for row in dataset.dict if str(row[column]) == wanted]
             dataset.wipe()

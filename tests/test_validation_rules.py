@@ -21,6 +21,7 @@ from PIL import Image
 
 from cards.models import (
     AlfonsCard,
+    BrandOwnership,
     ConceptCard,
     SauschwerObject,
     SignCard,
@@ -63,6 +64,9 @@ def slogan(card: SloganCard, side: int, key: str, text: str, options: list[str],
     for position, option in enumerate(options, start=1):
         SloganOption.objects.create(slogan=made, position=position, text=option,
                                     is_correct=position == correct)
+        # every brand has an owner (cards/option_checks.py finds one without)
+        BrandOwnership.objects.get_or_create(brand=option, defaults={
+            "group": option, "source": "https://example.org/owners"})
     return made
 
 
@@ -453,3 +457,16 @@ def test_two_cards_or_two_translations_that_read_the_same_are_already_duplicates
         "concept cards [text, en]: the same translation after normalisation: concept card "
         "'italien', concept card 'liebe'",
     ]
+
+
+def test_an_option_that_gives_the_answer_away_is_named_with_its_slogan_and_field(catalogue):
+    # Reebok recorded as a Nike brand: beside the answer Nike it would be a second right answer
+    BrandOwnership.objects.filter(brand="Reebok").update(group="Nike")
+    assert problems() == [
+        "slogan 'just-do-it' [option_3]: Option from the answer's company group: “Reebok” and the "
+        "answer “Nike” belong to the same group today (nike): a player who knows it can argue for "
+        "both; use a competitor of another group."]
+    BrandOwnership.objects.filter(brand="Reebok").delete()
+    assert problems() == [
+        "slogan 'just-do-it' [option_3]: Brand without an owner group: “Reebok” has no owner group "
+        "in the brand table: add a row (Brand owners) with its group, since when, and a source."]

@@ -63,7 +63,7 @@ slogans = [
      ["Milka", "Ritter Sport", "Lindt", "Hachez"], 2, "false", "de", "Ritter Sport, seit 1970",
      "Quality. Chocolate. Squared."),
     ("karte-001", 2, "ich-bin-doch-nicht-bloed", "Ich bin doch nicht blöd!",
-     ["Saturn", "Conrad", "Media Markt", "Expert"], 3, "true", "de", "Media Markt, seit 1996",
+     ["Euronics", "Conrad", "Media Markt", "Expert"], 3, "true", "de", "Media Markt, seit 1996",
      None),
     ("karte-002", 1, "nichts-ist-unmoeglich", "Nichts ist unmöglich.",
      ["Toyota", "Nissan", "Honda", "Mazda"], 1, "false", "de,en", "Toyota, seit 1985",
@@ -79,6 +79,19 @@ translations("slogans.csv",
              [(k, "text", en) for _, _, k, _, _, _, _, _, _, en in slogans if en]
              + [(k, f"option_{i}", opt) for _, _, k, _, o, _, _, _, _, _ in slogans
                 for i, opt in enumerate(o, 1)])
+
+# The owner of every brand above (issue 26): Reebok changed hands, so "Just do it." (1988)
+# beside Adidas is fine then and now; Saturn, Media Markt's sister, is not among the options.
+REEBOK = "https://www.cityam.com/adidas-sells-reebok-to-authentic-brands-for-e2-1bn/"
+owners = {"Media Markt": "Ceconomy", "Ritter Sport": "Alfred Ritter", "Lindt": "Lindt & Sprüngli",
+          "Milka": "Mondelez", "Hachez": "Hachez", "Euronics": "Euronics", "Conrad": "Conrad",
+          "Expert": "Expert", "Toyota": "Toyota", "Nissan": "Nissan", "Honda": "Honda",
+          "Mazda": "Mazda", "Adidas": "Adidas", "Puma": "Puma", "Nike": "Nike"}
+write("slogan/brands.csv", ["brand", "group", "since", "until", "source"],
+      [(b, g, "", "", "https://de.wikipedia.org/wiki/" + b.replace(" ", "_"))
+       for b, g in sorted(owners.items())]
+      + [("Reebok", "Reebok", "", "2005", REEBOK), ("Reebok", "Adidas", "2006", "2021", REEBOK),
+         ("Reebok", "Authentic Brands Group", "2022", "", REEBOK)])
 
 alfons = [
     ("kopierer", "Du reparierst den Kopierer. Rücke 2 Felder vor.", "move", "2", "",
