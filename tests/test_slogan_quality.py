@@ -298,7 +298,7 @@ def test_a_cards_answer_is_no_option_on_its_other_side():
 
 
 # The cards of issue 22 item 2 (karte-164 … karte-201) carry their brands' owner groups as data in
-# fixtures/slogan/brands_new_cards.csv (brand,group,since,until,source), to be merged into brands.csv.
+# fixtures/slogan/brands.csv (brand,group,since,until,source), like every other brand of the catalogue.
 NEW_CARDS = [r for r in SLOGANS if "karte-164" <= r["card"] <= "karte-201"]
 
 
@@ -307,7 +307,7 @@ def group_root(group: str) -> str:
 
 
 def test_every_brand_of_the_newest_cards_has_a_group_and_none_sits_beside_its_own_group():
-    brands = {b["brand"]: b for b in rows("slogan/brands_new_cards.csv")}
+    brands = {b["brand"]: b for b in rows("slogan/brands.csv")}
     names = {r[f"option_{i}"] for r in NEW_CARDS for i in range(1, 5)}
     assert len(NEW_CARDS) == 76 and names <= set(brands), sorted(names - set(brands))
     assert all(b["group"] and b["source"].startswith("https://") for b in brands.values())
