@@ -6,6 +6,7 @@ nothing, and export_catalogue writes every dismissal back out.
 """
 
 import csv
+import re
 import shutil
 
 import pytest
@@ -37,6 +38,11 @@ def test_the_starter_catalogue_passes_every_translation_check_with_its_dismissal
     assert CheckDismissal.objects.filter(language="en").count() >= 38
     status, out, err = run_command("validate_content", "--translations")
     assert status == 0, out[-2000:] + err
+    # issue 22: the printed games' sizes, as the command prints each deck
+    sizes = dict(re.findall(r"^Deck (\w+ \(\w+\)): (.*)$", out, re.M))
+    assert int(re.match(r"\d+", sizes["sauschwer (de)"])[0]) >= 188
+    assert int(re.match(r"\d+", sizes["slogan (de)"])[0]) >= 200
+    assert int(re.match(r"\d+", sizes["slogan (en)"])[0]) >= 120
 
 
 def test_every_dismissal_of_the_starter_catalogue_gives_its_reason_in_american_spelling():

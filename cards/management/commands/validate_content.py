@@ -37,6 +37,18 @@ class Command(BaseCommand):
                 "that was not dismissed."))
         else:
             self.stdout.write(self.style.SUCCESS("The catalogue obeys every content rule."))
+        self._deck_sizes(options["game"])
+
+    def _deck_sizes(self, game: str | None) -> None:
+        """What each language's deck holds, as the content pack a release would carry."""
+        from exports.packs import build_pack  # the decks are the packs' (exports), built on demand
+
+        for name in [game] if game else Game.values:
+            for code in settings.KARTOTHEK_LANGUAGES:
+                body = build_pack(name, code)["body"]
+                sizes = ", ".join(f"{len(items)} {part}" for part, items in body.items()
+                                  if isinstance(items, list))
+                self.stdout.write(f"Deck {name} ({code}): {sizes}")
 
     def _translation_findings(self, game: str | None, language: str | None) -> int:
         from cards.checks import catalogue_findings
