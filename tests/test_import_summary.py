@@ -72,14 +72,14 @@ def test_an_xlsx_file_sent_as_csv_is_named_and_the_chosen_format_kept(mini_catal
     html = _post(carla, "begriffe.xlsx", _workbook(), "0").content.decode()
     assert ("This is an XLSX workbook, not CSV: choose XLSX as the format" in _text(html))
     assert "not a text file" not in html
-    assert '<option value="0" selected>csv</option>' in html
+    assert '<option value="0" selected>CSV</option>' in html
     assert not ConceptCard.objects.filter(key="weltraum").exists()
 
 
 def test_a_csv_file_sent_as_xlsx_is_named(mini_catalogue, carla):
     html = _post(carla, "begriffe.csv", b"key,text\nweltraum,Weltraum\n", "1").content.decode()
     assert "This is a CSV file (comma- or semicolon-separated text), not XLSX: choose CSV" in _text(html)
-    assert '<option value="1" selected>xlsx</option>' in html
+    assert '<option value="1" selected>XLSX</option>' in html
 
 
 @pytest.mark.parametrize(("data", "kind"), [
