@@ -18,7 +18,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from import_export.admin import ImportExportActionModelAdmin
 
-from cards.brands import BrandOwnershipResource, BrandTable
+from cards.brand_files import BrandOwnershipResource
+from cards.brands import BrandTable
 from cards.formats import FORMATS
 from cards.models import BrandOwnership, Slogan, SloganCard
 from cards.option_findings import OptionDismissals, dismiss, findings_of, load_cards

@@ -1,8 +1,7 @@
-"""Brand owners as a spreadsheet, and the owner table the Slogan option checks read.
+"""The brand owner table the Slogan option checks read, and how an option names its brand.
 
 ``fixtures/slogan/brands.csv`` (columns ``brand,group,since,until,source``, one row per brand
-and ownership period) is read and written by :class:`BrandOwnershipResource`, in the admin
-(Import / Export on *Brand owners*) and by ``import_catalogue`` / ``export_catalogue``.
+and ownership period) is read and written by ``cards.brand_files.BrandOwnershipResource``.
 :class:`BrandTable` answers "which groups owned this brand (in a year, or today)".
 """
 
@@ -13,12 +12,8 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
-
-from import_export import fields, resources, widgets
 
 from cards.models import BrandOwnership
-from cards.resources import check_columns, check_unique_rows
 
 BRAND_COLUMNS = ("brand", "group", "since", "until", "source")
 FILE_STEM = "slogan/brands"
@@ -46,52 +41,6 @@ def brand_keys(option: str) -> list[str]:
     if bare != name:
         keys.append(fold(bare))
     return keys
-
-
-class YearWidget(widgets.IntegerWidget):
-    """A year, or empty; "1998.0" from a spreadsheet number cell reads as 1998."""
-
-    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> int | None:
-        if value is None or str(value).strip() == "":
-            return None
-        text = str(value).strip()
-        if re.fullmatch(r"\d{4}(?:\.0+)?", text):
-            return int(float(text))
-        raise ValueError(f"“{text}” is not a year (write four digits, e.g. 1998, or leave it empty).")
-
-
-class BrandOwnershipResource(resources.ModelResource):
-    """Rows are matched on brand and ``since``; an unchanged row is reported as skipped."""
-
-    since = fields.Field(attribute="since", column_name="since", widget=YearWidget())
-    until = fields.Field(attribute="until", column_name="until", widget=YearWidget())
-
-    class Meta:
-        model = BrandOwnership
-        fields = BRAND_COLUMNS
-        export_order = BRAND_COLUMNS
-        import_id_fields = ("brand", "since")
-        skip_unchanged = True
-        report_skipped = True
-        clean_model_instances = True
-        use_transactions = True
-
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.pop("preview", None)
-        kwargs.pop("change_reason", None)
-        super().__init__(**kwargs)
-
-    def get_queryset(self) -> Any:
-        return BrandOwnership.objects.order_by("brand", "since", "pk")
-
-    def before_import(self, dataset: Any, **kwargs: Any) -> None:
-        check_columns(dataset, BRAND_COLUMNS, ())
-        check_unique_rows(dataset, ("brand", "since"))
-
-    def export(self, *args: Any, **kwargs: Any) -> Any:
-        dataset = super().export(*args, **kwargs)
-        dataset.title = "brand_owners"
-        return dataset
 
 
 @dataclass(frozen=True)

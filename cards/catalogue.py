@@ -18,8 +18,8 @@ import tablib
 from django.conf import settings
 from django.db import transaction
 
+from cards.brand_files import BrandOwnershipResource
 from cards.brands import FILE_STEM as BRANDS_FILE
-from cards.brands import BrandOwnershipResource
 from cards.dismissal_files import export_dismissals, import_dismissals, translatable_files
 from cards.files import FileKind, FileProblem, check_size, file_kind
 from cards.formats import load_table

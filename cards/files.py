@@ -1019,7 +1019,7 @@ class FileKind:
         from cards.resources import RESOURCES, translation_resource_for
 
         if self.model is BrandOwnership:
-            from cards.brands import BrandOwnershipResource
+            from cards.brand_files import BrandOwnershipResource
 
             return BrandOwnershipResource
         return translation_resource_for(self.model) if self.translations else RESOURCES[self.model]

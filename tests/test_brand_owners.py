@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group, User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from cards.brands import BrandOwnershipResource
+from cards.brand_files import BrandOwnershipResource
 from cards.catalogue import describe_errors, export_catalogue, import_catalogue
 from cards.formats import load_table
 from cards.models import BrandOwnership, CheckDismissal, SloganCard, SloganOption
