@@ -3,9 +3,14 @@
 import pytest
 from playwright.sync_api import expect
 
+from cards.catalogue import import_catalogue
+from exports.packs import build_pack
+from tests.conftest import STARTER
 from tests.engines.packs import EXAMPLE_BOARD
 from tests.play.ui_helpers import (
+    SHOTS,
     act,
+    assert_fits,
     assert_no_buttons,
     fresh_room_caches,  # noqa: F401  (autouse)
     open_table,
@@ -70,5 +75,52 @@ def test_three_phones_play_sags_mit_symbolen_to_the_goal(live_server, browser, t
 
         assert Room.objects.get(pk=table.room.pk).game_number == 2
         table.check_fit()
+    finally:
+        table.close()
+
+
+# Every tile of the board on the table screen: inside the viewport, its name on one line and
+# drawn at a size a player across the room can still read (the zoom-out of play.js included).
+BOARD_SCRIPT = """() => {
+  const main = document.querySelector(".page-table main");
+  const zoom = parseFloat(main.style.zoom || "1");
+  const W = window.innerWidth, H = window.innerHeight;
+  const tiles = [...document.querySelectorAll(".symbols-grid .tile")].map(tile => {
+    const r = tile.getBoundingClientRect();
+    const name = tile.querySelector(".tile-name");
+    const px = parseFloat(getComputedStyle(name).fontSize) * zoom;
+    return {name: name.textContent.trim(), inside: r.top >= -0.5 && r.left >= -0.5
+            && r.bottom <= H + 0.5 && r.right <= W + 0.5, px: px, wide: r.width};
+  });
+  const slots = [...document.querySelectorAll(".board .slot")].map(slot => {
+    const r = slot.getBoundingClientRect();
+    return r.top >= -0.5 && r.bottom <= H + 0.5 && r.right <= W + 0.5;
+  });
+  return {zoom, tiles, slots};
+}"""
+
+
+@pytest.mark.slow
+def test_the_real_board_of_forty_tiles_fits_both_table_screens_readably(live_server, browser):
+    """The starter catalogue's board (40 tiles, English names such as "Lightning bolt") on the
+    laptop at 1280x800 and the TV at 1920x1080: no scrolling, every tile and concept card on
+    screen, and no tile name drawn smaller than 9 px after the table's zoom-out."""
+    assert not import_catalogue(STARTER).errors
+    pack = build_pack("symbols", "en")
+    assert len([s for s in pack["body"]["symbols"] if not s.get("extra")]) == 40
+    table = open_table(browser, live_server.url, "symbols", ["Ada", "Ben", "Cleo", "Dan", "Eve"],
+                       table_only=True, pack=pack)
+    try:
+        for screen in (table.table, table.tv):
+            assert_fits(screen, table=True)
+            board = screen.evaluate(BOARD_SCRIPT)
+            assert len(board["tiles"]) == 40
+            assert len(board["slots"]) == 8 and all(board["slots"])
+            assert [t["name"] for t in board["tiles"] if not t["inside"]] == []
+            smallest = min(t["px"] for t in board["tiles"])
+            assert smallest >= 9, (screen.viewport_size, board["zoom"], smallest)
+            assert board["zoom"] >= 0.6
+            if SHOTS:
+                screen.screenshot(path=f"{SHOTS}/symbols-real-board-{screen.viewport_size['width']}.png")
     finally:
         table.close()
