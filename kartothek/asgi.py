@@ -28,6 +28,10 @@ class Handler(ASGIHandler):
 def _application() -> ASGIHandler:
     import django
 
+    from kartothek.malloc import limit_arenas
+
+    limit_arenas()  # before the first request thread (kartothek/malloc.py says why)
+
     django.setup(set_prefix=False)
     return Handler()
 
