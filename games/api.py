@@ -52,7 +52,7 @@ COOKIE_MAX_AGE = 30 * 24 * 3600
 _csrf = CsrfViewMiddleware(lambda request: HttpResponse())
 # Every POST to a room counts against the write limits (games.ratelimit) but a join, which
 # KARTOTHEK_PLAY_RATE_LIMIT counts with room creations; these two also start a game.
-UNCOUNTED = {"join"}
+UNCOUNTED = {"join", "actions"}  # join: its own limit; actions: counted in their transaction
 GAME_STARTS = {"start", "again"}
 
 
@@ -95,6 +95,8 @@ def api_view(methods: tuple[str, ...]) -> Callable[..., Any]:
                 return error(413 if isinstance(exc, RequestDataTooBig) else 400,
                              "The request is too large (its body or its query string).")
             except rooms.PlayError as exc:
+                if isinstance(exc, rooms.TooManyWrites):
+                    return too_many(str(exc), json=True)
                 if isinstance(exc, rooms.Stale):
                     # the fresh room as it is ("status" stays the room's status) plus the message
                     return _json_response({**exc.body, "error": str(exc)}, 409)
@@ -474,10 +476,17 @@ def start(request: HttpRequest, code: str) -> HttpResponse:
 
 @api_view(("POST",))
 def actions(request: HttpRequest, code: str) -> HttpResponse:
-    data = _body(request)
-    seat = _acting_seat(request, code)
+    try:
+        data = _body(request)
+        seat = _acting_seat(request, code)
+    except (rooms.PlayError, RequestDataTooBig, TooManyFieldsSent):
+        # a request refused before its move counts as a write all the same
+        if (reason := allow_write(request, code)) is not None:
+            return too_many(reason, json=True)
+        raise
     body = rooms.act(code.upper(), seat, action_id=data.get("id"),  # type: ignore[arg-type]
-                     version=data.get("version"), action=data.get("action"))  # type: ignore[arg-type]
+                     version=data.get("version"), action=data.get("action"),  # type: ignore[arg-type]
+                     count_write=lambda: allow_write(request, code))
     return _room_response(body)
 
 

@@ -35,6 +35,7 @@ import secrets
 import threading
 import unicodedata
 from collections import OrderedDict
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -116,6 +117,12 @@ class NoRelease(PlayError):
 
 class Refused(PlayError):
     status = 400
+
+
+class TooManyWrites(PlayError):
+    """Over a play write limit (``games.ratelimit``): answered 429 with ``Retry-After``."""
+
+    status = 429
 
 
 class Stale(PlayError):
@@ -798,23 +805,56 @@ def play_again(room: Room, by: Seat) -> Room:
 # --- the one function between the network and the rules ----------------------------------------
 
 
-def act(code: str, seat: Seat, *, action_id: str, version: int, action: dict[str, Any]) -> dict[str, Any]:
+def act(code: str, seat: Seat, *, action_id: str, version: int, action: dict[str, Any],
+        count_write: Callable[[], str | None] | None = None) -> dict[str, Any]:
     """Apply one action of ``seat``; returns ``snapshot(room, seat)`` after it and after the
     bots' moves. ``Stale(body)`` when the action is no longer legal, ``Refused`` when the engine
-    refuses it, ``NotASeat`` for a removed seat; the same ``action_id`` again applies nothing."""
-    if not isinstance(action_id, str) or not ACTION_ID.match(action_id):
-        raise Refused("An action needs an \"id\": 1 to 64 letters, digits or -_.: (a fresh one "
-                      "per action; the same id again applies nothing).")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise Refused("An action needs the \"version\" of the room it was chosen in.")
-    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-        raise Refused("An action is a JSON object with a \"type\".")
+    refuses it, ``NotASeat`` for a removed seat; the same ``action_id`` again applies nothing.
+
+    ``count_write`` counts the write against the play limits inside the action's transaction
+    (one write lock per action instead of one for the count and one for the move: on SQLite the
+    two queued behind each other); it answers a reason when over a limit (``TooManyWrites``,
+    nothing counted or applied). A refused action stays counted."""
+    problem = _malformed(action_id, version, action)
+    if problem is not None:
+        if count_write is not None and (reason := count_write()) is not None:
+            raise TooManyWrites(reason)  # a malformed action counts as a write too
+        raise Refused(problem)
     # The answer (the view, the JSON) is made after the commit: the lock is held only while
     # the action is checked, applied and stored.
-    room, seat, stale = _act_locked(code, seat, action_id, version, action)
+    room, seat, stale = _act_counted(code, seat, action_id, version, action, count_write)
     if stale is not None:
         raise Stale(stale, snapshot(room, seat))
     return snapshot(room, seat)
+
+
+def _malformed(action_id: Any, version: Any, action: Any) -> str | None:
+    """What is wrong with an action's envelope, before any lock is taken."""
+    if not isinstance(action_id, str) or not ACTION_ID.match(action_id):
+        return ("An action needs an \"id\": 1 to 64 letters, digits or -_.: (a fresh one "
+                "per action; the same id again applies nothing).")
+    if isinstance(version, bool) or not isinstance(version, int):
+        return "An action needs the \"version\" of the room it was chosen in."
+    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+        return "An action is a JSON object with a \"type\"."
+    return None
+
+
+def _act_counted(code: str, seat: Seat, action_id: str, version: int, action: dict[str, Any],
+                 count_write: Callable[[], str | None] | None) -> tuple[Room, Seat, str | None]:
+    """``_act_locked`` after counting the write in the same transaction; a play error of the
+    action rolls back its savepoint only, so the count is kept."""
+    if count_write is None:
+        return _act_locked(code, seat, action_id, version, action)
+    with transaction.atomic():
+        reason = count_write()
+        if reason is not None:
+            raise TooManyWrites(reason)
+        try:
+            return _act_locked(code, seat, action_id, version, action)
+        except PlayError as exc:
+            refused = exc
+    raise refused  # after the commit that keeps the count
 
 
 def _act_locked(code: str, seat: Seat, action_id: str, version: int,

@@ -356,3 +356,55 @@ def test_slogans_judge_phase_table_names_no_card_the_public_pack_can_answer(rele
                  Client().get(f"/play/{room.code}/table").content.decode(),
                  json.dumps(rooms.snapshot(room, guest))):
         assert not _quoted(keys, body), _quoted(keys, body)
+
+
+def _room_count(code: str) -> int:
+    from games.models import RateHit
+
+    return sum(RateHit.objects.filter(key=f"room:{code}").values_list("count", flat=True))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_action_is_counted_and_applied_in_one_transaction(releases, settings):
+    """One write lock per move: the rate count and the move commit together (on SQLite a
+    separate count queued behind the other writers a second time)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.KARTOTHEK_PLAY_ROOM_WRITE_LIMIT = 100
+    host, (anna,) = _started("slogan")
+    before = _room_count(host.code)
+    legal = host.get().json()
+    mover = host if legal["legal_actions"] else anna
+    body = mover.get().json()
+    with CaptureQueriesContext(connection) as queries:
+        answer = mover.post("/actions", {"id": "one-lock", "version": body["version"],
+                                         "action": body["legal_actions"][0]})
+    assert answer.status_code == 200, answer.content[:300]
+    sql = [q["sql"] for q in queries]
+    begins = [n for n, s in enumerate(sql) if s.startswith("BEGIN")]
+    commits = [n for n, s in enumerate(sql) if s == "COMMIT"]
+    count = next(n for n, s in enumerate(sql) if "ratehit" in s.lower())
+    assert len(begins) == len(commits) == 1, sql
+    assert begins[0] < count < commits[0]
+    assert _room_count(host.code) == before + 1
+
+
+def test_a_refused_move_stays_counted_and_one_over_the_limit_changes_nothing(releases, settings):
+    settings.KARTOTHEK_PLAY_ROOM_WRITE_LIMIT = 4
+    host, (anna,) = _started("slogan")  # the start is the room's first write
+    version = host.get().json()["version"]
+    assert anna.post("/actions", {"id": "bad-1", "version": version,
+                                  "action": {"type": "noop"}}).status_code == 400
+    assert anna.post("/actions", {"version": version, "action": {"type": "noop"}}).status_code == 400
+    assert _room_count(host.code) == 3  # the start and both refused moves
+    body = host.get().json() if host.get().json()["legal_actions"] else anna.get().json()
+    mover = host if host.get().json()["legal_actions"] else anna
+    assert mover.post("/actions", {"id": "fourth", "version": body["version"],
+                                   "action": body["legal_actions"][0]}).status_code == 200
+    after = host.get().json()["version"]
+    fresh = mover.get().json()
+    _assert_429(mover.post("/actions", {"id": "fifth", "version": fresh["version"],
+                                        "action": (fresh["legal_actions"] or [{"type": "noop"}])[0]}))
+    assert host.get().json()["version"] == after  # over the limit: nothing applied
+    assert _room_count(host.code) == 4  # and nothing counted beyond the limit's reach
