@@ -14,6 +14,7 @@ import json
 from functools import lru_cache, wraps
 from pathlib import Path
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
@@ -75,8 +76,10 @@ def _check(game: str, language: str) -> JsonResponse | None:
     if game not in Game.values:
         return error(404, f"There is no game '{game}'.", games=Game.values)
     if language not in editions_of_game(game):
-        return error(404, f"There is no language '{language}' for {game}.",
-                     languages=editions_of_game(game))
+        known = language.partition("-")[0] in settings.KARTOTHEK_LANGUAGES
+        return error(404, f"There is no language '{language}'" + (
+            f" for {game}: only the slogan game has a pack per market." if known else "."),
+            languages=editions_of_game(game))
     return None
 
 
