@@ -275,6 +275,9 @@ def test_the_uk_and_the_us_decks_print_their_own_slogans(markets, run_command, t
     assert "Eat fresh." in us and "Every little helps." not in us
     assert "Just do it." in uk and "Just do it." in us  # known in both
     assert "UK only" in uk and "US only" in us  # the contents page names the market
+    # every card's band names its market, so the two decks stay apart at the cutter
+    assert uk.count("SLOGAN · UK") == 2 * 2 and "SLOGAN · US" not in uk  # 2 cards, 2 faces
+    assert us.count("SLOGAN · US") == 2 * 2 and "SLOGAN · UK" not in us
     assert "language=en-GB" in uk_meta.subject and "language=en-US" in us_meta.subject
 
 
