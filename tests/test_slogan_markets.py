@@ -316,3 +316,22 @@ def test_the_card_page_says_which_market_decks_hold_the_card(markets, admin_clie
     page = admin_client.get(reverse("admin:cards_slogancard_change", args=[both.pk]),
                             {"preview_language": ["de", "en"]}).content.decode()
     assert "data-decks-lang" not in page.split("card-preview-cards", 1)[1].split("</div>", 1)[0]
+
+
+def test_the_publish_page_lists_each_market_deck_of_the_slogan_game(markets, admin_client):
+    page = admin_client.get(reverse("admin:exports_publish")).content.decode()
+    assert 'id="pack-slogan-en-GB"' in page and 'id="pack-slogan-en-US"' in page
+    assert 'id="pack-sauschwer-en-GB"' not in page
+    review = admin_client.get(reverse("admin:exports_publish_review", args=["slogan", "en-US"]))
+    assert review.status_code == 200 and "karte-en-us" in review.content.decode()
+    assert admin_client.get(reverse("admin:exports_publish_review",
+                                    args=["sauschwer", "en-US"])).status_code == 404
+
+
+def test_a_webhook_for_english_hears_of_a_market_release(db):
+    from exports.models import WebhookEndpoint
+
+    english = WebhookEndpoint(url="https://hooks.example.org/en", languages=["en"], active=True)
+    german = WebhookEndpoint(url="https://hooks.example.org/de", languages=["de"], active=True)
+    assert english.matches("slogan", "en-GB") and english.matches("slogan", "en")
+    assert not german.matches("slogan", "en-US")
