@@ -102,6 +102,17 @@ def test_an_unknown_market_is_refused_with_the_markets_there_are(markets):
     assert Slogan.objects.get(key="eat-fresh").markets == "en-US"
 
 
+def test_a_slogan_that_stays_german_cannot_be_in_one_english_market(markets):
+    slogan = Slogan.objects.get(key="ich-bin-doch-nicht-bloed")
+    slogan.markets = "de,en-GB"
+    with pytest.raises(ValidationError) as caught:
+        slogan.full_clean()
+    assert "stays German" in " ".join(caught.value.message_dict["keep_german"])
+    Slogan.objects.filter(pk=slogan.pk).update(markets="de,en-US")  # past the form: the check
+    assert [p.message for p in find_problems() if p.where == "slogan 'ich-bin-doch-nicht-bloed'"] == [
+        "stays German but is marked as known in 'en': the en deck would print German."]
+
+
 def test_an_import_with_an_unknown_market_changes_nothing(markets, tmp_path):
     export_catalogue(tmp_path / "backup")
     path = tmp_path / "backup" / "slogan" / "slogans.csv"

@@ -71,3 +71,24 @@ def test_the_host_picks_the_us_slogans_and_the_lobby_says_so(live_server, browse
     finally:
         host.context.close()
         guest.context.close()
+
+
+def test_the_card_preview_names_the_market_deck_as_the_curator_types(curator_page, live_server):
+    from django.urls import reverse
+
+    from cards.models import SloganCard
+
+    page = curator_page
+    card = SloganCard.objects.get(key="karte-002")  # known in both markets: no note
+    page.goto(f"{live_server.url}{reverse('admin:cards_slogancard_change', args=[card.pk])}")
+    page.wait_for_selector("#card-preview figure[data-lang=en] img")
+    assert page.locator("#card-preview [data-decks-lang=en]").count() == 0
+    page.fill("#id_slogans-0-markets", "de,en-US")
+    note = page.locator("#card-preview [data-decks-lang=en]")
+    expect(note).to_contain_text("In the US deck only, not in the UK deck")
+    expect(page.locator("#card-preview figure[data-lang=en]")).to_have_count(2)  # still drawn
+    shot(page, "market-card-preview")
+    page.fill("#id_slogans-1-markets", "de,en-GB")  # one UK-only, one US-only: no English deck
+    expect(page.locator("#card-preview [data-absent-lang=en]")).to_contain_text(
+        "Not in the English deck")
+    expect(note).to_have_count(0)
