@@ -346,3 +346,13 @@ def test_a_webhook_for_english_hears_of_a_market_release(db):
     german = WebhookEndpoint(url="https://hooks.example.org/de", languages=["de"], active=True)
     assert english.matches("slogan", "en-GB") and english.matches("slogan", "en")
     assert not german.matches("slogan", "en-US")
+
+
+@pytest.mark.slow
+def test_the_tabletop_simulator_export_takes_a_market(markets, run_command, tmp_path):
+    status, out, err = run_command("export_tts", "slogan", "--lang", "en", "--market", "US",
+                                   "--out", str(tmp_path / "tts"))
+    assert status == 0, err
+    assert "slogan-en-US.json" in out
+    saved = json.loads((tmp_path / "tts" / "slogan-en-US.json").read_text(encoding="utf-8"))
+    assert "Eat fresh." in json.dumps(saved) and "Every little helps." not in json.dumps(saved)
