@@ -57,6 +57,9 @@ from cards.models import (
     Translation,
     TranslationState,
     cards_in_market,
+    describe_market,
+    market_codes_allowed,
+    market_list,
     option_problems,
 )
 from cards.pictures import tabler_icon_path
@@ -680,13 +683,14 @@ class SloganCompletesCardForm(forms.ModelForm):
 
 
 class MarketFilter(admin.SimpleListFilter):
-    """Slogans known in one market (the markets are stored as "de,en")."""
+    """Slogans marked with one market code (stored as "de,en" or "de,en-US")."""
 
     title = "market"
     parameter_name = "market"
 
     def lookups(self, request, model_admin):  # type: ignore[no-untyped-def]
-        return [(code, code) for code in settings.KARTOTHEK_LANGUAGES]
+        # the codes as stored: "en" is the UK and the US, "en-GB" the UK only
+        return [(code, describe_market(code)) for code in market_codes_allowed()]
 
     def queryset(self, request, queryset):  # type: ignore[no-untyped-def]
         code = self.value()
@@ -922,7 +926,8 @@ class SloganCardAdmin(OptionFindingsMixin, PlayDifficultyMixin, ContentAdmin):
     def editions(self, card: SloganCard) -> str:
         # a card is printed where both its slogans are known
         shared = cards_in_market([(card.key, s.markets) for s in card.slogans.all()])
-        return ", ".join(sorted(shared.get(card.key, set()))) or "— (no common market)"
+        return (", ".join(describe_market(c) for c in market_list(sorted(shared.get(card.key, set()))))
+                or "— (no common market)")
 
 
 @admin.register(AlfonsCard)

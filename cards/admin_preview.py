@@ -78,28 +78,61 @@ LANGUAGE_NAMES = {"de": "German", "en": "English", "fr": "French", "it": "Italia
                   "es": "Spanish", "nl": "Dutch", "pl": "Polish"}
 
 
+def _card_markets(model: type[Model], obj: Model | None, post: Any) -> list[str] | None:
+    """The markets of a slogan card's two slogans, as typed (``post``) or stored."""
+    from cards.models import markets_or_source
+
+    if model._meta.model_name != "slogancard":
+        return None
+    if post is not None and any(f"slogans-{n}-markets" in post for n in range(2)):
+        return [markets_or_source(post.get(f"slogans-{n}-markets", "")) for n in range(2)]
+    if obj is not None and obj.pk:
+        return [s.markets for s in obj.slogans.all()]  # type: ignore[attr-defined]
+    return None
+
+
+def _known(markets: list[str]) -> str:
+    from cards.models import market_list
+
+    return "; ".join(f"slogan {n}: {', '.join(market_list(m)) or '—'}"
+                     for n, m in enumerate(markets, start=1))
+
+
 def not_in_deck(model: type[Model], obj: Model | None, language: str,
                 post: Any = None) -> str | None:
     """Why a slogan card is drawn in no deck of ``language`` (its slogans are not both known
-    in that market), or None. ``post``: the change form as typed (else the stored card)."""
-    from cards.models import cards_in_market, market_list, markets_or_source
+    in one market of it), or None. ``post``: the change form as typed (else the stored card)."""
+    from cards.models import cards_in_market, editions_of, in_edition
 
-    if model._meta.model_name != "slogancard" or language == settings.KARTOTHEK_LANGUAGES[0]:
-        return None
-    if post is not None and any(f"slogans-{n}-markets" in post for n in range(2)):
-        markets = [markets_or_source(post.get(f"slogans-{n}-markets", "")) for n in range(2)]
-    elif obj is not None and obj.pk:
-        markets = [s.markets for s in obj.slogans.all()]  # type: ignore[attr-defined]
-    else:
+    markets = _card_markets(model, obj, post)
+    if markets is None or language == settings.KARTOTHEK_LANGUAGES[0]:
         return None
     shared = cards_in_market([("card", m) for m in markets]).get("card", set())
-    if language in shared:
+    if any(in_edition(shared, edition) for edition in editions_of(language)):
         return None
     name = LANGUAGE_NAMES.get(language, language.upper())
-    known = "; ".join(f"slogan {n}: {', '.join(market_list(m)) or '—'}"
-                      for n, m in enumerate(markets, start=1))
     return (f"Not in the {name} deck: a card is printed only where both its slogans are known "
-            f"({known}). Add “{language}” to both slogans' markets to print it in {name}.")
+            f"({_known(markets)}). Add “{language}” to both slogans' markets to print it in {name}.")
+
+
+def decks_note(model: type[Model], obj: Model | None, language: str,
+               post: Any = None) -> str | None:
+    """Which markets' decks of ``language`` hold a slogan card when it is not all of them
+    ("In the US deck only …"), or None (all of them, none, or a language of one market)."""
+    from cards.models import MARKET_NAMES, REGIONAL_MARKETS, cards_in_market, in_edition
+
+    markets = _card_markets(model, obj, post)
+    regions = REGIONAL_MARKETS.get(language, ())
+    if markets is None or not regions:
+        return None
+    shared = cards_in_market([("card", m) for m in markets]).get("card", set())
+    inside = [r for r in regions if in_edition(shared, f"{language}-{r}")]
+    if not inside or len(inside) == len(regions):
+        return None
+    names = " and ".join(MARKET_NAMES.get(r, r) for r in inside)
+    outside = " and ".join(MARKET_NAMES.get(r, r) for r in regions if r not in inside)
+    return (f"In the {names} deck only, not in the {outside} deck ({_known(markets)}); "
+            f"mark both slogans “{language}” to print it in every market.")
 
 
 def typed_overrides(post: Any) -> dict[tuple[str, str], str]:
@@ -298,11 +331,14 @@ class CardPreviewMixin:
         game = str(self.model.GAME)  # type: ignore[attr-defined]
         url = reverse(f"admin:{self.model._meta.app_label}_{self.model._meta.model_name}_typed_preview")
         previews, problems, notices = [], [], []
-        absent = []
+        absent, decks = [], []
         for language in languages:
             item = item_from_form(self, request, obj, language)
             if item is None:
                 continue
+            note = decks_note(self.model, obj, language, post)
+            if note:
+                decks.append({"language": language, "message": note})
             reason = not_in_deck(self.model, obj, language, post)
             if reason and _typed_texts(item["entry"]):
                 # drawn, it would show German text as if it were the English card
@@ -327,7 +363,7 @@ class CardPreviewMixin:
                                  "alt": preview.alt_text(item, language, side)})
         notice = " ".join(dict.fromkeys(notices))  # each reason once, not once per language
         return JsonResponse({"previews": previews, "problems": problems, "notice": notice,
-                             "absent": absent})
+                             "absent": absent, "decks": decks})
 
     def typed_preview_view(self, request: HttpRequest) -> HttpResponse:
         self._may_view(request)
@@ -355,9 +391,12 @@ class CardPreviewMixin:
         opts = self.model._meta
         languages = settings.KARTOTHEK_LANGUAGES
         shown = _languages(request.GET.getlist("preview_language"))
-        initial, problems, absent = [], [], []
+        initial, problems, absent, decks = [], [], [], []
         if obj is not None and getattr(obj, "key", None):
             for language in shown:
+                note = decks_note(self.model, obj, language)
+                if note:
+                    decks.append({"language": language, "message": note})
                 reason = not_in_deck(self.model, obj, language)
                 if reason:
                     absent.append({"language": language, "message": reason})
@@ -376,7 +415,7 @@ class CardPreviewMixin:
             "post_url": reverse(f"admin:{opts.app_label}_{opts.model_name}_form_preview"),
             "object_id": obj.pk if obj is not None else "",
             "languages": languages, "shown": shown, "initial": initial, "problems": problems,
-            "absent": absent,
+            "absent": absent, "decks": decks,
             "width": PAGE_WIDTH, "height": preview.height_for(PAGE_WIDTH),
         }}
 

@@ -59,7 +59,7 @@ class TextUnit:
     def known_as_written(self) -> bool:
         """A slogan already known in this language's market as the German edition prints it
         (an English slogan in the English market)."""
-        return self.language in (getattr(self.obj, "market_codes", None) or ())
+        return self.language in (getattr(self.obj, "market_languages", None) or ())
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,9 @@ from cards.models import (
     TranslationState,
     alfons_effect_problems,
     cards_in_market,
-    market_list,
+    editions_of,
+    in_edition,
+    market_leaves,
     option_problems,
     translation_max_length,
 )
@@ -202,12 +204,12 @@ def _slogan_market_problems() -> list[Problem]:
         done = _translated(Slogan, language)
         options_done = _translated(SloganOption, language)
         for pk, key, card, markets, keep in slogans:
-            codes = market_list(markets)
+            languages = {leaf.partition("-")[0] for leaf in market_leaves(markets)}
             where = f"slogan '{key}'"
-            if keep and language in codes:
+            if keep and language in languages:
                 problems.append(Problem(where, f"stays German but is marked as known in "
                                         f"'{language}': the {language} deck would print German."))
-            if language not in shared.get(card, set()):
+            if not any(in_edition(shared.get(card, set()), e) for e in editions_of(language)):
                 continue
             if not keep and pk not in done:
                 problems.append(Problem(where, f"its card is in the {language} deck, but the "
@@ -217,7 +219,7 @@ def _slogan_market_problems() -> list[Problem]:
                     problems.append(Problem(
                         where, f"its card is in the {language} deck, but option {position} has no "
                         f"{language} text yet (it would print German)."))
-    problems.extend(_released_market_problems({key: market_list(m) for _pk, key, _c, m, _k in slogans}))
+    problems.extend(_released_market_problems({key: market_leaves(m) for _pk, key, _c, m, _k in slogans}))
     return problems
 
 
@@ -229,28 +231,32 @@ def _translated(model: type, language: str) -> set[int]:
         "object_id", flat=True))
 
 
-def _released_market_problems(markets_of: dict[str, list[str]]) -> list[Problem]:
-    """The newest Slogan release of each language must hold only slogans known there."""
+def _released_market_problems(markets_of: dict[str, set[str]]) -> list[Problem]:
+    """The newest Slogan release of each edition (de, en, en-GB, en-US) must hold only
+    slogans known in its market(s)."""
     from exports.models import Release  # the catalogue rules also guard what was published
 
     problems = []
     for language in settings.KARTOTHEK_LANGUAGES:
-        release = Release.objects.filter(game="slogan", language=language).order_by(
-            "-version").first()
-        if release is None:
-            continue
-        try:
-            pack = json.loads(bytes(release.data))
-            keys = [s["key"] for c in pack["body"]["cards"] for s in c["slogans"]]
-        except (ValueError, KeyError, TypeError):
-            continue  # a damaged release is the release checks' business, not this one
-        foreign = [k for k in keys if language not in markets_of.get(k, [language])]
-        if foreign:
-            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
-            problems.append(Problem(
-                f"Slogan release {release.version} ({language})",
-                f"holds {len(foreign)} slogans not known in market '{language}' ({shown}); "
-                "publish the pack again to print only the cards of that edition."))
+        for edition in editions_of(language):
+            release = Release.objects.filter(game="slogan", language=edition).order_by(
+                "-version").first()
+            if release is None:
+                continue
+            try:
+                pack = json.loads(bytes(release.data))
+                keys = [s["key"] for c in pack["body"]["cards"] for s in c["slogans"]]
+            except (ValueError, KeyError, TypeError):
+                continue  # a damaged release is the release checks' business, not this one
+            foreign = [k for k in keys
+                       if not in_edition(markets_of.get(k, market_leaves(edition)), edition)]
+            if foreign:
+                shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more"
+                                                  if len(foreign) > 5 else "")
+                problems.append(Problem(
+                    f"Slogan release {release.version} ({edition})",
+                    f"holds {len(foreign)} slogans not known in market '{edition}' ({shown}); "
+                    "publish the pack again to print only the cards of that edition."))
     return problems
 
 

@@ -20,7 +20,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
-from cards.models import Game
+from cards.models import Game, split_edition
 from exports.deltas import MAX_SPAN, make_delta
 from exports.models import Release, ReleaseSignature
 from exports.packs import (
@@ -28,6 +28,7 @@ from exports.packs import (
     PackError,
     build_pack,
     canonical,
+    editions_of_game,
     gzip_bytes,
     picture_bytes,
     sha256,
@@ -70,11 +71,15 @@ def read_only(view):  # type: ignore[no-untyped-def]
 
 
 def _check(game: str, language: str) -> JsonResponse | None:
+    """``language`` is the pack's edition: a language, or for the slogan game a language in
+    one market (en-GB, en-US)."""
     if game not in Game.values:
         return error(404, f"There is no game '{game}'.", games=Game.values)
-    if language not in settings.KARTOTHEK_LANGUAGES:
-        return error(404, f"There is no language '{language}'.",
-                     languages=settings.KARTOTHEK_LANGUAGES)
+    if language not in editions_of_game(game):
+        known = language.partition("-")[0] in settings.KARTOTHEK_LANGUAGES
+        return error(404, f"There is no language '{language}'" + (
+            f" for {game}: only the slogan game has a pack per market." if known else "."),
+            languages=editions_of_game(game))
     return None
 
 
@@ -181,10 +186,12 @@ def index(request: HttpRequest) -> JsonResponse:
     games = []
     for game, label in Game.choices:
         languages = []
-        for language in settings.KARTOTHEK_LANGUAGES:
+        for language in editions_of_game(game):
             found = releases.get((game, language), [])
+            market = split_edition(language)[1]
             languages.append({
                 "language": language,
+                **({"market": market} if market else {}),
                 "latest": reverse("api:latest", args=[game, language]) if found else None,
                 "releases": found,
             })

@@ -69,7 +69,9 @@ def make_delta(old: dict[str, Any], new: dict[str, Any], *, to_sha256: str,
     """The delta from pack ``old`` to pack ``new`` (both parsed releases of one pack)."""
     delta: dict[str, Any] = {
         "format": DELTA_FORMAT, "format_version": 1,
-        "game": new["game"], "language": new["language"],
+        # the edition, as the API path names it: "en-GB" for the UK Slogan pack
+        "game": new["game"], "language": new["language"] + (
+            f"-{new['market']}" if new.get("market") else ""),
         "from_version": old["content_version"], "to_version": new["content_version"],
         "from_sha256": from_sha256, "to_sha256": to_sha256,
     }

@@ -222,8 +222,10 @@ class WebhookEndpoint(models.Model):
         return self.name
 
     def matches(self, game: str, language: str) -> bool:
+        # an endpoint for "en" hears of every English release, the markets' too (en-GB)
         return (self.active and (not self.games or game in self.games)
-                and (not self.languages or language in self.languages))
+                and (not self.languages or language in self.languages
+                     or language.partition("-")[0] in self.languages))
 
 
 class WebhookDelivery(models.Model):

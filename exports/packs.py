@@ -37,7 +37,11 @@ from cards.models import (
     SymbolTile,
     Translation,
     cards_in_market,
+    editions_of,
+    in_edition,
     market_list,
+    normal_market,
+    split_edition,
 )
 from cards.pictures import PictureError, read_stored_picture
 from exports.models import PackPicture, Release
@@ -271,7 +275,8 @@ def _sign_body(language: str, missing: list[str]) -> dict[str, Any]:
     }
 
 
-def _slogan_body(language: str, missing: list[str]) -> dict[str, Any]:
+def _slogan_body(language: str, missing: list[str], edition: str | None = None) -> dict[str, Any]:
+    edition = edition or language
     slogan_texts = _Texts(Slogan, language)
     option_texts = _Texts(SloganOption, language)
     alfons_texts = _Texts(AlfonsCard, language)
@@ -287,11 +292,13 @@ def _slogan_body(language: str, missing: list[str]) -> dict[str, Any]:
     rows = list(Slogan.objects.order_by("card__key", "side").values_list(
         "pk", "card__key", "key", "text", "keep_german", "markets"
     ))
-    # An edition is made of whole cards: a card is in the pack of a language only when both
-    # its slogans are known in that market (a German-only slogan never reaches an English deck).
+    # An edition is made of whole cards: a card is in the pack of a market (en-GB) only when
+    # both its slogans are known there, and in the pack of a language (en) when they are known
+    # in every market of it (a German-only slogan never reaches an English deck, a US-only one
+    # never a UK deck).
     in_market = {card for card, shared in cards_in_market(
         [(card, markets) for _pk, card, _key, _text, _keep, markets in rows]
-    ).items() if language in shared}
+    ).items() if in_edition(shared, edition)}
     cards: dict[str, list[dict[str, Any]]] = {}
     for pk, card, key, text, keep, markets in rows:
         if card not in in_market:
@@ -343,30 +350,83 @@ BODIES = {
 }
 
 
+def editions_of_game(game: str) -> list[str]:
+    """What a game's packs are built for: each configured language and, for the slogan game
+    (whose players know different slogans in the UK and the US), each market of a language."""
+    if game != Game.SLOGAN:
+        return list(settings.KARTOTHEK_LANGUAGES)
+    return [e for language in settings.KARTOTHEK_LANGUAGES for e in editions_of(language)]
+
+
 def check_game_and_language(game: str, language: str) -> None:
+    """``language`` is a configured language, or for the slogan game a language in one of its
+    markets ("en-GB"), as releases, rooms and the API name an edition."""
     if game not in BODIES:
         raise PackError(f"There is no game '{game}'; the games are: {', '.join(BODIES)}.")
-    if language not in settings.KARTOTHEK_LANGUAGES:
+    try:
+        base, market = split_edition(language)
+    except ValueError as exc:
+        raise PackError(str(exc)) from None
+    if base not in settings.KARTOTHEK_LANGUAGES:
         raise PackError(
             f"'{language}' is not a configured language; configured: "
             f"{', '.join(settings.KARTOTHEK_LANGUAGES)}."
         )
+    if market and game != Game.SLOGAN:
+        raise PackError(f"Only the slogan game has markets; a {game} pack is built for a "
+                        f"language ('{base}'), not '{language}'.")
+
+
+MARKET_HELP = ("slogan game only: the deck of one market of the language, GB (the UK) or US "
+               "(the United States); without it, the cards known in both")
+
+
+def edition_option(game: str, language: str, market: str | None) -> str:
+    """The edition a command's ``--lang LANG [--market GB|US]`` names ("en-GB"), checked."""
+    if market is None or not market.strip():
+        check_game_and_language(game, language)
+        return language
+    if game != Game.SLOGAN:
+        raise PackError(f"Only the slogan game has markets (GB, US); {game} has one deck per "
+                        "language.")
+    base, own = split_edition(language) if "-" in language else (language, None)
+    try:
+        code = normal_market(base, market)
+    except ValueError as exc:
+        raise PackError(str(exc)) from None
+    if own and own != code:
+        raise PackError(f"--lang {language} and --market {market} name two markets; give one.")
+    edition = f"{base}-{code}"
+    check_game_and_language(game, edition)
+    return edition
+
+
+def pack_edition(pack: dict[str, Any]) -> str:
+    """The edition a pack was built for: its language, and its market when it has one."""
+    market = pack.get("market")
+    return f"{pack['language']}-{market}" if market else str(pack["language"])
 
 
 def build_pack(game: str, language: str, *, strict: bool = False,
                content_version: int | str = DRAFT) -> dict[str, Any]:
-    """The pack of a game in a language, from the current content tables."""
+    """The pack of a game in a language (for the slogan game also "en-GB", "en-US": the deck
+    of one market, with ``market`` in the pack), from the current content tables."""
     check_game_and_language(game, language)
+    base, market = split_edition(language)
     missing: list[str] = []
-    body = BODIES[game](language, missing)
+    body = (_slogan_body(base, missing, language) if game == Game.SLOGAN
+            else BODIES[game](base, missing))
     if strict and missing:
         shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
-        raise PackError(f"{len(missing)} texts have no '{language}' translation: {shown}.")
+        raise PackError(f"{len(missing)} texts have no '{base}' translation: {shown}.")
+    # "market" only in a market's pack: the packs of a whole language keep their bytes
+    pack: dict[str, Any] = {"market": market} if market else {}
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "game": game,
-        "language": language,
+        "language": base,
+        **pack,
         "source_language": settings.KARTOTHEK_LANGUAGES[0],
         "content_version": content_version,
         "sha256": sha256(canonical(body)),

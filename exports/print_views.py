@@ -11,7 +11,6 @@ import io
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -19,10 +18,10 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from cards.models import Game
+from cards.models import Game, edition_label
 from exports.jobs import needs_job, queue_render
 from exports.models import Release, RenderJob
-from exports.packs import PackError
+from exports.packs import PackError, editions_of_game
 from exports.pdf import (
     DeckError,
     DeckOptions,
@@ -82,7 +81,9 @@ class PrintForm(forms.Form):
     def __init__(self, *args: Any, game: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.game = game
-        self.fields["language"].choices = [(code, code) for code in settings.KARTOTHEK_LANGUAGES]
+        # the slogan game prints each market's deck too (en-GB: the cards known in the UK)
+        self.fields["language"].choices = [(code, edition_label(code))
+                                           for code in editions_of_game(game)]
         versions = sorted(set(Release.objects.filter(game=game).values_list("version", flat=True)),
                           reverse=True)
         self.fields["release"].choices = [

@@ -23,7 +23,7 @@ from django.utils.html import format_html
 from cards.models import Game
 from exports.changes import Pending, changed_cards, pending, shown, summary
 from exports.models import Release
-from exports.packs import NOTE_MAX_CHARS, PackError, PublishConflict, publish
+from exports.packs import NOTE_MAX_CHARS, PackError, PublishConflict, editions_of_game, publish
 from kartothek.permissions import requires
 
 PUBLISH = ["exports.add_release"]
@@ -49,7 +49,7 @@ class ConfirmForm(forms.Form):
 
 
 def _check(game: str, language: str) -> None:
-    if game not in Game.values or language not in settings.KARTOTHEK_LANGUAGES:
+    if game not in Game.values or language not in editions_of_game(game):
         raise Http404("No such game or language.")
 
 
@@ -96,7 +96,7 @@ def publish_view(site: Any, request: HttpRequest) -> HttpResponse:
         return HttpResponseNotAllowed(["GET", "HEAD"])
     rows = []
     for game, label in Game.choices:
-        for language in settings.KARTOTHEK_LANGUAGES:
+        for language in editions_of_game(game):  # the slogan game: each market's deck too
             state = pending(game, language)
             rows.append({"game": game, "label": label, "language": language,
                          "state": state, "summary": summary(state.changes),
@@ -116,8 +116,9 @@ def _review_page(site: Any, request: HttpRequest, state: Pending, form: ConfirmF
         "card_pairs": changed_cards(state.changes),
         "untranslated": state.untranslated[:SHOWN_PER_GROUP],
         "untranslated_count": len(state.untranslated),
-        "editor_url": (reverse("admin:cards_translate", args=[game, language]) + "?state=empty"
-                       if language != settings.KARTOTHEK_LANGUAGES[0] else ""),
+        "editor_url": (reverse("admin:cards_translate", args=[game, language.partition("-")[0]])
+                       + "?state=empty"
+                       if language.partition("-")[0] != settings.KARTOTHEK_LANGUAGES[0] else ""),
         **changes_context(state.changes, pairs=True),
     }
     return TemplateResponse(request, "admin/exports/publish_review.html", context)

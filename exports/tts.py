@@ -25,6 +25,7 @@ from typing import Any
 
 from PIL import Image
 
+from exports.packs import pack_edition
 from exports.pdf.options import DeckOptions
 from exports.pdf.raster import pages_to_images
 from exports.pdf.render import GAME_TITLES, DeckRenderer
@@ -92,7 +93,8 @@ def export_tts(pack: dict[str, Any], *, base_url: str | None = None, folder: Pat
     renderer = DeckRenderer(pack, options, pictures=pictures)
     card_w, card_h = card_pixels(options.size)
     result = TtsExport(warnings=list(renderer.report.warnings))
-    stem = f"{pack['game']}-{pack['language']}"
+    edition = pack_edition(pack)  # "en-US": the UK and the US deck never share a file name
+    stem = f"{pack['game']}-{edition}"
 
     def url(name: str) -> str:
         if base_url:
@@ -147,12 +149,12 @@ def export_tts(pack: dict[str, Any], *, base_url: str | None = None, folder: Pat
             continue
         objects.append({
             "Name": "Deck", "Transform": _transform(number * 3.0),
-            "Nickname": f"{GAME_TITLES[pack['game']]}: {design.title} ({pack['language']})",
+            "Nickname": f"{GAME_TITLES[pack['game']]}: {design.title} ({edition})",
             "Description": f"Kartothek pack {pack['sha256'][:12]}, {pack['content_version']}",
             "HideWhenFaceDown": True, "SidewaysCard": False, "DeckIDs": ids, "CustomDeck": custom,
             "ContainedObjects": contained, "GUID": _guid(pack["sha256"], group.name),
         })
-    saved = {"SaveName": f"{GAME_TITLES[pack['game']]} ({pack['language']})", "GameMode": "",
+    saved = {"SaveName": f"{GAME_TITLES[pack['game']]} ({edition})", "GameMode": "",
              "Date": "", "Gravity": 0.5, "PlayArea": 0.5, "Table": "", "Sky": "", "Note": "",
              "Rules": "", "XmlUI": "", "LuaScript": "", "LuaScriptState": "",
              "ObjectStates": objects, "TabStates": {}, "VersionNumber": ""}

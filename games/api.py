@@ -247,7 +247,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
         release=data.get("release", "latest"), options=data.get("options"),
         name=data.get("name"), user=user, seed=data.get("seed"),  # type: ignore[arg-type]
         pass_and_play=bool(data.get("pass_and_play", False)),
-        turn_timer=data.get("turn_timer", 0),
+        turn_timer=data.get("turn_timer", 0), market=data.get("market"),
     )
     token: str = seat.token  # type: ignore[attr-defined]
     response = _json_response({"code": room.code, "seat": seat.seat, "token": token,
@@ -266,7 +266,7 @@ def _create_table_room(data: dict[str, Any], user: Any) -> HttpResponse:
         release=data.get("release", "latest"), options=data.get("options"),
         name=data.get("name") or "Table", user=user, seed=data.get("seed"),  # type: ignore[arg-type]
         turn_timer=data.get("turn_timer", 0), seat=False,
-        pass_and_play=bool(data.get("pass_and_play", False)),
+        pass_and_play=bool(data.get("pass_and_play", False)), market=data.get("market"),
     )
     response = _json_response({"code": room.code, "seat": None, "token": None,
                                "host_token": room.table_token,  # type: ignore[attr-defined]

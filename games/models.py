@@ -23,6 +23,8 @@ class Room(models.Model):
 
     code = models.CharField(max_length=8, unique=True)
     game = models.CharField(max_length=20, choices=Game.choices)
+    # The pack's edition: a language ("en"), or for the slogan game a language in one market
+    # ("en-GB"), as releases name it.
     language = models.CharField(max_length=10)
     # The pinned pack: a release, or (a curator's playtest) the draft's canonical bytes.
     release = models.ForeignKey(
@@ -69,6 +71,29 @@ class Room(models.Model):
     @state.setter
     def state(self, value: dict[str, Any] | None) -> None:
         self.state_json = "" if value is None else json.dumps(value, separators=(",", ":"))
+
+    @property
+    def card_language(self) -> str:
+        """The language of the cards ("en" for an "en-GB" room)."""
+        return self.language.partition("-")[0]
+
+    @property
+    def market(self) -> str | None:
+        """The market whose deck the room plays ("GB", "US"), or None (one deck per language)."""
+        return self.language.partition("-")[2] or None
+
+    @property
+    def market_label(self) -> str:
+        """Which slogans a Slogan room plays, for its lobby and header ("" where there is no
+        choice): the English edition's decks differ between the UK and the US."""
+        from django.utils.translation import gettext as _
+
+        from cards.models import REGIONAL_MARKETS
+
+        if self.game != Game.SLOGAN or self.card_language not in REGIONAL_MARKETS:
+            return ""
+        return {"GB": _("UK slogans"), "US": _("US slogans")}.get(
+            self.market or "", _("Slogans known in the UK and the US"))
 
 
 class Seat(models.Model):

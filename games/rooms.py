@@ -330,7 +330,8 @@ def _players(room: Room) -> list[str]:
 def open_room(*, game: str, language: str, release: int | str = "latest",
               options: dict[str, Any] | None = None, name: str, user: Any = None,
               seed: str | int | None = None, pass_and_play: bool = False,
-              turn_timer: int = 0, seat: bool = True) -> tuple[Room, Seat]:
+              turn_timer: int = 0, seat: bool = True,
+              market: str | None = None) -> tuple[Room, Seat]:
     """A new room in the lobby with its creator as host; returns the room and the host's seat
     (``seat.token`` holds the plain token, shown once).
 
@@ -345,13 +346,19 @@ def open_room(*, game: str, language: str, release: int | str = "latest",
     seats), refused there with the engine's message.
     """
     from exports.models import Release
-    from exports.packs import DRAFT, PackError, build_pack, canonical
+    from exports.packs import DRAFT, PackError, build_pack, canonical, edition_option
 
     if game not in engines.ENGINES:
         raise Refused(f"There is no game '{game}'; the games are: {', '.join(engines.ENGINES)}.")
-    if language not in settings.KARTOTHEK_LANGUAGES:
+    if not isinstance(language, str) or language.partition("-")[0] not in settings.KARTOTHEK_LANGUAGES:
         raise Refused(f"There is no language '{language}'; the languages are: "
                       f"{', '.join(settings.KARTOTHEK_LANGUAGES)}.")
+    if market is not None and not isinstance(market, str):
+        raise Refused("\"market\" is a market code: GB (the UK) or US (the United States).")
+    try:  # the slogan game's English rooms play one market's deck ("en-GB")
+        language = edition_option(game, language, market)
+    except PackError as exc:
+        raise Refused(str(exc)) from None
     name = _clean_name(name)
     options = _check_options(game, options, user)
     curator = is_curator(user)
@@ -1066,7 +1073,8 @@ def snapshot(room: Room, seat: Seat | None) -> dict[str, Any]:
     return {
         "code": room.code,
         "game": room.game,
-        "language": room.language,
+        "language": room.card_language,
+        "market": room.market,
         "status": room.status,
         "version": room.version,
         "seats": [dict(entry) for entry in seats_list(room)],

@@ -380,7 +380,27 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "error": error,
         "form": request.POST if request.method == "POST" else {},
         "default_language": request.LANGUAGE_CODE if request.LANGUAGE_CODE in languages else languages[0],
+        "markets": _market_choices(request),
     }, status=status)
+
+
+def _market_choices(request: HttpRequest) -> list[dict[str, Any]]:
+    """The English Slogan decks a host can choose, the browser's own market first chosen
+    (en-GB in Accept-Language: the UK; otherwise the US)."""
+    from cards.models import REGIONAL_MARKETS
+
+    accepted = request.headers.get("Accept-Language", "").replace("_", "-").lower()
+    default = "GB" if "en-gb" in accepted and ("en-us" not in accepted
+                                               or accepted.index("en-gb") < accepted.index("en-us")) else "US"
+    if request.method == "POST" and "market" in request.POST:  # the form again, as sent
+        default = request.POST.get("market", "")
+    names = {"GB": _("UK slogans (players in the UK)"), "US": _("US slogans (players in the US)")}
+    choices = [{"language": language, "code": code, "label": names.get(code, code),
+                "selected": code == default}
+               for language, codes in REGIONAL_MARKETS.items() for code in codes]
+    return [*choices, *({"language": language, "code": "", "selected": False,
+                         "label": _("Slogans known in both (a smaller deck)")}
+                        for language in REGIONAL_MARKETS)]
 
 
 def _open_room(request: HttpRequest) -> HttpResponse:
@@ -422,10 +442,13 @@ def _open_room(request: HttpRequest) -> HttpResponse:
             except ValueError:
                 raise FormError(_("The stack must be JSON, e.g. {\"cards\": [\"key\", …]}.")) from None
     timer = _int_field(post, "turn_timer", _("Turn timer"), minimum=0, maximum=3600) or 0
+    # An English Slogan room plays the deck of the market the host chose (UK or US slogans).
+    market = (post.get("market") or None) if game == "slogan" else None
     room, seat = rooms.open_room(
         game=game, language=language, release=release, options=options, name=name,
         user=request.user if request.user.is_authenticated else None, seed=seed,
         pass_and_play=bool(post.get("pass_and_play")), turn_timer=timer, seat=not table_only,
+        market=market,
     )
     if table_only:
         # This device is the table: no seat; its host token lets it give the controls to a phone.

@@ -33,7 +33,7 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from kartothek_client.delta import DeltaError, apply_delta
+from kartothek_client.delta import DeltaError, apply_delta, edition_of
 
 
 class KartothekError(Exception):
@@ -305,7 +305,7 @@ def _check_identity(data: bytes, game: str, language: str, version: int) -> None
     language or version (a replayed or older release) is refused."""
     try:
         pack = json.loads(data)
-        found = (pack.get("game"), pack.get("language"), pack.get("content_version"))
+        found = (pack.get("game"), edition_of(pack), pack.get("content_version"))
     except (ValueError, AttributeError):
         raise VerificationError(f"Release {version} of {game} ({language}) is not a pack.") from None
     if found != (game, language, version) or isinstance(found[2], bool):

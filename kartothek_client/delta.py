@@ -18,6 +18,15 @@ class DeltaError(Exception):
     """A delta does not apply to this pack, or the result is not the release it names."""
 
 
+def edition_of(pack: Any) -> Any:
+    """What a pack was built for, as the API path names it: its language, and for a pack of
+    one market that market too ("en-GB": the UK Slogan deck)."""
+    if not isinstance(pack, dict):
+        return None
+    market = pack.get("market")
+    return f"{pack.get('language')}-{market}" if market else pack.get("language")
+
+
 def canonical(data: Any) -> bytes:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -66,7 +75,7 @@ def apply_delta(pack: dict[str, Any], delta: dict[str, Any]) -> bytes:
     """
     if delta.get("format") != DELTA_FORMAT:
         raise DeltaError("This is not a pack delta.")
-    if (pack.get("game"), pack.get("language"), pack.get("content_version")) != (
+    if (pack.get("game"), edition_of(pack), pack.get("content_version")) != (
             delta["game"], delta["language"], delta["from_version"]):
         raise DeltaError(f"The delta is from release {delta['from_version']} of "
                          f"{delta['game']} ({delta['language']}), not from this pack.")

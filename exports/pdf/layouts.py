@@ -267,29 +267,50 @@ def _slogan_number(n: int, y: float) -> tuple[Element, ...]:
             Text((6.1, y - 3, 6.8, 6), literal=str(n), font="bold", size=9, colour="#ffffff"))
 
 
-SLOGAN_FRONT = Face((
-    Fill(FULL, SLOGAN_CREAM),
-    _band(0, 13, SLOGAN_RED),
-    Text((6, 4, 51, 7), literal="SLOGAN", font="bold", size=11, colour="#ffffff", spacing=2.5),
-    *_slogan_number(1, 19),
-    Text((7, 24, 49, 23), field="slogan1", font="bold", size=14, colour=INK),
-    Frame((10, 50.5, 43, 0), "#d9c9a3", width=0.8, dash=(2, 2)),
-    *_slogan_number(2, 56.5),
-    Text((7, 61.5, 49, 22.5), field="slogan2", font="bold", size=14, colour=INK),
-))
+def _slogan_front(title: str = "SLOGAN") -> Face:
+    return Face((
+        Fill(FULL, SLOGAN_CREAM),
+        _band(0, 13, SLOGAN_RED),
+        Text((6, 4, 51, 7), literal=title, font="bold", size=11, colour="#ffffff", spacing=2.5),
+        *_slogan_number(1, 19),
+        Text((7, 24, 49, 23), field="slogan1", font="bold", size=14, colour=INK),
+        Frame((10, 50.5, 43, 0), "#d9c9a3", width=0.8, dash=(2, 2)),
+        *_slogan_number(2, 56.5),
+        Text((7, 61.5, 49, 22.5), field="slogan2", font="bold", size=14, colour=INK),
+    ))
 
-SLOGAN_BACK = Face((
-    Fill(FULL, SLOGAN_CREAM),
-    _band(0, 13, SLOGAN_RED),
-    Text((6, 4, 51, 7), literal="SLOGAN", font="bold", size=11, colour="#ffffff", spacing=2.5),
-    *_slogan_number(1, 19),
-    Text((14, 16, 43, 6), field="slogan1", size=6.5, colour="#8a7a5a", align="left", max_lines=2),
-    Options((7, 24, 49, 24), field="options1"),
-    Frame((10, 50.5, 43, 0), "#d9c9a3", width=0.8, dash=(2, 2)),
-    *_slogan_number(2, 56.5),
-    Text((14, 53.5, 43, 6), field="slogan2", size=6.5, colour="#8a7a5a", align="left", max_lines=2),
-    Options((7, 61.5, 49, 22.5), field="options2"),
-))
+
+def _slogan_back(title: str = "SLOGAN") -> Face:
+    return Face((
+        Fill(FULL, SLOGAN_CREAM),
+        _band(0, 13, SLOGAN_RED),
+        Text((6, 4, 51, 7), literal=title, font="bold", size=11, colour="#ffffff", spacing=2.5),
+        *_slogan_number(1, 19),
+        Text((14, 16, 43, 6), field="slogan1", size=6.5, colour="#8a7a5a", align="left",
+             max_lines=2),
+        Options((7, 24, 49, 24), field="options1"),
+        Frame((10, 50.5, 43, 0), "#d9c9a3", width=0.8, dash=(2, 2)),
+        *_slogan_number(2, 56.5),
+        Text((14, 53.5, 43, 6), field="slogan2", size=6.5, colour="#8a7a5a", align="left",
+             max_lines=2),
+        Options((7, 61.5, 49, 22.5), field="options2"),
+    ))
+
+
+SLOGAN_FRONT = _slogan_front()
+SLOGAN_BACK = _slogan_back()
+
+
+def _slogan_design(pack: dict[str, Any]) -> Design:
+    """A market's deck carries its market in the band (SLOGAN · UK), so the UK and the US
+    decks, printed side by side, are told apart on every card, front and back."""
+    market = pack.get("market")
+    if not market:
+        return Design("slogans", "Slogan cards", SLOGAN_FRONT, SLOGAN_BACK, True)
+    from cards.models import MARKET_NAMES
+
+    title = f"SLOGAN · {MARKET_NAMES.get(market, market)}"
+    return Design("slogans", "Slogan cards", _slogan_front(title), _slogan_back(title), True)
 
 
 def _alfons_front(title: str) -> Face:
@@ -349,7 +370,7 @@ def designs_for(pack: dict[str, Any]) -> dict[str, Design]:
                                 sign_back(pack["body"]["colours"]), False)}
     if game == "slogan":
         return {
-            "slogans": Design("slogans", "Slogan cards", SLOGAN_FRONT, SLOGAN_BACK, True),
+            "slogans": _slogan_design(pack),
             "alfons": (
                 Design("alfons", "Spießer Alfons cards", ALFONS_FRONT, ALFONS_BACK, False)
                 if pack["language"] == "de" else

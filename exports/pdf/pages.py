@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cards.models import MARKET_NAMES
 from exports.pdf.options import INCH, PAPERS
 
 if TYPE_CHECKING:
@@ -92,6 +93,8 @@ def contents(renderer: DeckRenderer, paper_w: float, paper_h: float) -> None:
     rows: list[tuple[str, str]] = [
         ("Game", f"{title} ({pack['game']})"),
         ("Language", pack["language"]),
+        *([("Market", f"{MARKET_NAMES.get(pack['market'], pack['market'])} only: the cards "
+                      "known there")] if pack.get("market") else []),
         ("Content", release),
         # Named as the releases list names them: the content's digest is the same for the
         # draft and the release that holds it; the file's is the API's ETag for that release.

@@ -22,6 +22,7 @@ from reportlab.lib.colors import Color, HexColor
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
+from exports.packs import pack_edition
 from exports.pdf import imposition, layouts, pages
 from exports.pdf.cards import Card, Group, fallback_labels, groups_of, text_values
 from exports.pdf.fonts import Font, describe_chars, fonts, right_to_left
@@ -231,7 +232,7 @@ class DeckRenderer:
 
     def _metadata(self, canvas: Canvas) -> None:
         pack = self.pack
-        game, language, version = pack["game"], pack["language"], pack["content_version"]
+        game, language, version = pack["game"], pack_edition(pack), pack["content_version"]
         release = "draft" if version == "draft" else f"release {version}"
         canvas.setTitle(f"{GAME_TITLES.get(game, game)} ({language}, {release}): printable deck")
         canvas.setAuthor("Kartothek")

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from cards.text import ascii_number
-from exports.packs import PackError, load_pack, read_pack_file
+from exports.packs import PackError, load_pack, pack_edition, read_pack_file
 
 
 def deck_pack(game: str, language: str, *, pack_file: str | Path | None = None,
@@ -16,8 +16,8 @@ def deck_pack(game: str, language: str, *, pack_file: str | Path | None = None,
     "latest", "draft", or None: the newest release, or the draft when there is none)."""
     if pack_file is not None:
         pack = read_pack_file(Path(pack_file))
-        if pack["game"] != game or pack["language"] != language:
-            raise PackError(f"{pack_file} is the {pack['game']} pack in '{pack['language']}', "
+        if pack["game"] != game or pack_edition(pack) != language:
+            raise PackError(f"{pack_file} is the {pack['game']} pack in '{pack_edition(pack)}', "
                             f"not {game} in '{language}'.")
         return pack
     if isinstance(release, str) and ascii_number(release):

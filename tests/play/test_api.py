@@ -123,8 +123,9 @@ def test_only_the_host_starts_and_only_with_enough_players(releases):
 def test_the_room_body_has_exactly_the_designed_keys(releases):
     host, _guest = table("sauschwer", 2)
     body = host.body()
-    assert set(body) == {"code", "game", "language", "status", "version", "seats", "you", "view",
-                         "legal_actions", "result"}
+    assert set(body) == {"code", "game", "language", "market", "status", "version", "seats", "you",
+                         "view", "legal_actions", "result"}
+    assert body["market"] is None  # only an English Slogan room plays one market's deck
     assert body["status"] == "playing" and body["you"] == "p1" and body["result"] is None
     assert body["seats"][0] == {"seat": "p1", "name": "Ada", "host": True, "bot": False, "away": False,
                                 "moved": 0}

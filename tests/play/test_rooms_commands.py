@@ -31,14 +31,17 @@ def test_publish_starter_publishes_each_game_and_language_once(run_command):
     status, out, err = run_command("publish_starter")
     assert status == 0, err
     pairs = set(Release.objects.values_list("game", "language"))
-    assert pairs == {(g, lang) for g in ("symbols", "sign", "slogan", "sauschwer") for lang in ("de", "en")}
+    assert pairs == {(g, lang) for g in ("symbols", "sign", "slogan", "sauschwer")
+                     for lang in ("de", "en")} | {("slogan", "en-GB"), ("slogan", "en-US")}
     assert set(Release.objects.values_list("version", flat=True)) == {1}
     status, out, _ = run_command("publish_starter")
     assert status == 0 and "nothing published" in out
-    assert Release.objects.count() == 8
-    # and the fresh installation can open a room of each game
+    assert Release.objects.count() == 10
+    # and the fresh installation can open a room of each game, English Slogan in each market
     for game in ("symbols", "sign", "slogan", "sauschwer"):
         open_room(Client(), game)
+    for market in ("GB", "US"):
+        open_room(Client(), "slogan", market=market)
 
 
 def test_publish_starter_leaves_a_game_with_a_release_alone(run_command, mini_catalogue):

@@ -40,11 +40,12 @@ class Command(BaseCommand):
         self._deck_sizes(options["game"])
 
     def _deck_sizes(self, game: str | None) -> None:
-        """What each language's deck holds, as the content pack a release would carry."""
-        from exports.packs import build_pack  # the decks are the packs' (exports), built on demand
+        """What each language's deck holds, as the content pack a release would carry; for the
+        slogan game also each market's deck (en-GB, en-US; "en" is what both share)."""
+        from exports.packs import build_pack, editions_of_game  # the decks are the packs' (exports)
 
         for name in [game] if game else Game.values:
-            for code in settings.KARTOTHEK_LANGUAGES:
+            for code in editions_of_game(name):
                 body = build_pack(name, code)["body"]
                 sizes = ", ".join(f"{len(items)} {part}" for part, items in body.items()
                                   if isinstance(items, list))

@@ -124,6 +124,18 @@
           note.appendChild(document.createTextNode(" " + gone.message));
           box.appendChild(note);
         });
+        // A language whose markets' decks do not all hold the card names the ones that do.
+        box.querySelectorAll("[data-decks-lang]").forEach(function (note) { note.remove(); });
+        (answer.decks || []).forEach(function (deck) {
+          var note = document.createElement("p");
+          note.className = "card-preview-decks";
+          note.setAttribute("data-decks-lang", deck.language);
+          var code = document.createElement("strong");
+          code.textContent = deck.language.toUpperCase() + ":";
+          note.appendChild(code);
+          note.appendChild(document.createTextNode(" " + deck.message));
+          box.appendChild(note);
+        });
         if ((answer.absent || []).length) {
           var placeholder = box.querySelector("[data-preview-empty]");
           if (placeholder) { placeholder.remove(); }

@@ -2,7 +2,15 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from exports.packs import PackError, build_pack, canonical, validate, with_embedded_pictures
+from exports.packs import (
+    MARKET_HELP,
+    PackError,
+    build_pack,
+    canonical,
+    edition_option,
+    validate,
+    with_embedded_pictures,
+)
 
 
 class Command(BaseCommand):
@@ -11,15 +19,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("game", help="symbols, sign, slogan or sauschwer")
         parser.add_argument("--lang", required=True, help="language, e.g. de or en")
+        parser.add_argument("--market", help=MARKET_HELP)
         parser.add_argument("--out", required=True, help="file to write ('-' for standard output)")
         parser.add_argument("--strict", action="store_true",
                             help="refuse when a text has no translation (instead of German)")
         parser.add_argument("--embed-pictures", action="store_true",
                             help="put the symbol pictures inside the pack (for offline clients)")
 
-    def handle(self, *args, game, lang, out, strict, embed_pictures, **options):
+    def handle(self, *args, game, lang, market, out, strict, embed_pictures, **options):
         try:
-            pack = build_pack(game, lang, strict=strict)
+            pack = build_pack(game, edition_option(game, lang, market), strict=strict)
             if embed_pictures:
                 pack = with_embedded_pictures(pack)
             validate(pack)

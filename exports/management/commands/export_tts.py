@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from exports.packs import PackError
+from exports.packs import MARKET_HELP, PackError, edition_option
 from exports.pdf import DeckError, DeckOptions, OptionError, parse_size
 from exports.pdf.raster import RasterError
 from exports.pdf.source import deck_pack
@@ -21,6 +21,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("game", help="symbols, sign, slogan or sauschwer")
         parser.add_argument("--lang", required=True, help="language of the pack, e.g. de or en")
+        parser.add_argument("--market", help=MARKET_HELP)
         parser.add_argument("--out", required=True, help="folder for the sheets and the JSON")
         parser.add_argument("--pack", help="export this pack file instead of a stored pack")
         parser.add_argument("--release", help="N (a release number), latest or draft")
@@ -30,12 +31,14 @@ class Command(BaseCommand):
         parser.add_argument("--first-deck-key", type=int,
                             help="deck key of the first sheet (default: taken from the pack's sha256)")
 
-    def handle(self, *args, game, lang, out, pack, release, size, base_url, first_deck_key, **options):
+    def handle(self, *args, game, lang, market, out, pack, release, size, base_url, first_deck_key,
+               **options):
         folder = Path(out)
         try:
             size_name, size_mm = parse_size(size)
             deck_options = DeckOptions(size=size_mm, size_name=size_name, bleed=0.0,
                                        layout="single", contents_page=False)
+            lang = edition_option(game, lang, market)
             content = deck_pack(game, lang, pack_file=pack, release=release)
             export = export_tts(content, base_url=base_url, folder=folder, options=deck_options,
                                 first_key=first_deck_key)

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from exports.changes import summary
-from exports.packs import PackError, publish
+from exports.packs import MARKET_HELP, PackError, edition_option, publish
 
 
 class Command(BaseCommand):
@@ -10,11 +10,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("game", help="symbols, sign, slogan or sauschwer")
         parser.add_argument("--lang", required=True)
+        parser.add_argument("--market", help=MARKET_HELP)
         parser.add_argument("--note", default="", help="the release notes' own words (the "
                             "changes since the previous release are kept anyway)")
 
-    def handle(self, *args, game, lang, note, **options):
+    def handle(self, *args, game, lang, market, note, **options):
         try:
+            lang = edition_option(game, lang, market)
             result = publish(game, lang, note=note)
         except PackError as exc:
             raise CommandError(str(exc)) from None

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from exports.packs import PackError
+from exports.packs import MARKET_HELP, PackError, edition_option
 from exports.pdf import (
     DeckError,
     DeckOptions,
@@ -38,6 +38,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("game", help="symbols, sign, slogan or sauschwer")
         parser.add_argument("--lang", required=True, help="language of the pack, e.g. de or en")
+        parser.add_argument("--market", help=MARKET_HELP)
         parser.add_argument("--out", required=True,
                             help="PDF file to write (--profile gamecrafter: a folder or a .zip)")
         parser.add_argument("--pack", help="print this pack file instead of a stored pack")
@@ -89,7 +90,8 @@ class Command(BaseCommand):
     def handle(self, *args, **o):
         try:
             options = self.options_from(o)
-            pack = deck_pack(o["game"], o["lang"], pack_file=o["pack"], release=o["release"])
+            edition = edition_option(o["game"], o["lang"], o["market"])
+            pack = deck_pack(o["game"], edition, pack_file=o["pack"], release=o["release"])
             renderer = DeckRenderer(pack, options)
             if options.profile == "gamecrafter":
                 report = self.write_gamecrafter(renderer, Path(o["out"]))

@@ -1,13 +1,13 @@
 """Publish a first release of every game and language that has none (``make run`` calls it,
-so a fresh installation has something to play at /play/). Running it again publishes nothing:
+so a fresh installation has something to play at /play/), and of each market's deck of the
+slogan game (en-GB, en-US: an English Slogan room plays one of them). Running it again publishes nothing:
 a game and language with any release is left alone, whatever its content."""
 
-from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from cards.models import Game
 from exports.models import Release
-from exports.packs import PackError, publish
+from exports.packs import PackError, editions_of_game, publish
 
 
 class Command(BaseCommand):
@@ -16,7 +16,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         published = 0
         for game in Game.values:
-            for language in settings.KARTOTHEK_LANGUAGES:
+            for language in editions_of_game(game):
                 if Release.objects.filter(game=game, language=language).exists():
                     continue
                 try:

@@ -55,10 +55,19 @@
         fieldset.hidden = !shown;
         fieldset.disabled = !shown;
       });
+      // English Slogan: the market's deck (the releases are named "en-GB", "en-US").
+      var edition = language;
+      form.querySelectorAll("[data-market-for]").forEach(function (row) {
+        var on = game === "slogan" && row.getAttribute("data-market-for") === language;
+        var select = row.querySelector("select");
+        row.hidden = !on;
+        select.disabled = !on;
+        if (on && select.value) edition = language + "-" + select.value;
+      });
       var release = form.querySelector("[data-releases]");
       if (release) {
         release.querySelectorAll("option[data-game]").forEach(function (option) {
-          var fits = option.dataset.game === game && option.dataset.language === language;
+          var fits = option.dataset.game === game && option.dataset.language === edition;
           option.hidden = !fits;
           option.disabled = !fits;
           if (!fits && option.selected) release.value = "latest";
