@@ -32,10 +32,19 @@ NAMED_ROWS = 12
 
 
 class TranslationDiff(ReadableDiff):
-    """Old → new per cell, with the card's key and field named (columns read from the card)."""
+    """Old → new per cell, with the card's key and field named (read from the card: the
+    library's diff reads only columns with an attribute, and leaves these two empty)."""
 
-    @classmethod
-    def _read_field_values(cls, resource: Any, instance: Any) -> list[Any]:
+    def __init__(self, resource: Any, instance: Any, new: bool) -> None:
+        super().__init__(resource, instance, new)
+        self.left = self._shown(resource, self._values(resource, instance))
+
+    def compare_with(self, resource: Any, instance: Any) -> None:
+        super().compare_with(resource, instance)
+        self.right = self._shown(resource, self._values(resource, instance))
+
+    @staticmethod
+    def _values(resource: Any, instance: Any) -> list[Any]:
         if instance is None:
             return ["" for _field in resource.get_import_fields()]
         return [resource.export_field(field, instance) for field in resource.get_import_fields()]

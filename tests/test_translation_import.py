@@ -239,3 +239,15 @@ def test_a_viewer_may_not_open_the_import(mini_catalogue):
     page = vera.get(reverse("admin:cards_translation_changelist")).content.decode()
     assert reverse(IMPORT) not in page
 
+
+
+def test_the_preview_names_each_rows_card_and_field(tina):
+    _egg().delete()
+    preview = _preview(tina, _file([["ein-huehnerei", "name", "en", "A chicken egg", "translated"],
+                                    ["eine-bowlingkugel", "name", "en", "A bowling ball!",
+                                     "translated"]]))
+    rows = re.findall(r'<tr class="(new|update)">(.*?)</tr>', preview.content.decode(), re.S)
+    cells = {kind: re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", row)))
+             for kind, row in rows}
+    assert "ein-huehnerei name en A chicken egg translated" in cells["new"]
+    assert "eine-bowlingkugel name en was A bowling ball → now A bowling ball!" in cells["update"]
