@@ -613,7 +613,9 @@ class MarketFilter(admin.SimpleListFilter):
 class SloganAdmin(ContentAdmin):
     resource_classes = [resources.SloganResource]
     inlines = [SloganOptionInline, TranslationInline]
-    list_display = ("text", "answer", "card", "side", "markets", "keep_german")
+    # Narrow columns (side "1", markets "de, en"; "stays German" is the EN column's own
+    # "⇢ stays German" and a filter): the list fits 1280 px with its texts' words whole.
+    list_display = ("text", "answer", "card", "side_number", "market_list")
     list_filter = (MarketFilter, "keep_german", ("side", SentenceChoicesFilter))
     list_select_related = ("card",)
     search_fields = ("text", "key", "options__text", "translations__text")
@@ -661,6 +663,14 @@ class SloganAdmin(ContentAdmin):
             messages.ERROR,
         )
         return HttpResponseRedirect(reverse("admin:cards_slogancard_change", args=[slogan.card_id]))
+
+    @admin.display(description="side", ordering="side")
+    def side_number(self, slogan: Slogan) -> int:
+        return slogan.side
+
+    @admin.display(description="markets", ordering="markets")
+    def market_list(self, slogan: Slogan) -> str:
+        return ", ".join(code for code in slogan.markets.split(",") if code)
 
     @admin.display(description="answer ★")
     def answer(self, slogan: Slogan) -> str:
