@@ -6,7 +6,6 @@ ten rows as for ten thousand (pinned by a test).
 
 from __future__ import annotations
 
-import zipfile
 from functools import lru_cache
 
 from django import forms
@@ -14,31 +13,29 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.contenttypes.admin import GenericTabularInline
 from django.contrib.contenttypes.models import ContentType
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import Q, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator, slugify
-from django.views.decorators.http import require_POST
-from import_export.admin import ExportActionModelAdmin, ImportExportActionModelAdmin
+from import_export.admin import ImportExportActionModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
 from cards import resources
 from cards.admin_brands import OptionFindingsMixin
-from cards.admin_curator import CuratorWordsMixin, NamedFormatsMixin, is_revert
+from cards.admin_curator import CuratorWordsMixin, is_revert
+from cards.admin_filters import SentenceChoicesFilter, language_filter, market_label
+from cards.admin_import import SafeImportMixin
 from cards.admin_lists import CardKindFilter, kind_name
 from cards.admin_preview import CardPreviewMixin
-from cards.admin_translation_files import translation_file_resources
+from cards.admin_translation_files import review_notes, translation_file_resources
 from cards.colour_vision import ColourSpec, colour_problems
 from cards.concurrency import VERSION_FIELD, VersionedAdminMixin, VersionedInlineMixin
-from cards.files import FileProblem
-from cards.formats import FORMATS, preview_context, wrong_format_message
 from cards.history import deletion_time, restore_related
 from cards.models import (
     EMPTY,
@@ -66,7 +63,6 @@ from cards.pictures import tabler_icon_path
 from cards.resources import write_options
 from cards.text import normalise, validate_clean_text
 from cards.translation import reviewed_state
-from cards.uploads import PreviewExpired, PreviewStorage, upload_refusal
 from cards.validation import validate_unit
 from cards.weights import WeightField, show_weight
 from exports.print_views import print_selected_action
@@ -266,8 +262,8 @@ class TranslationInline(VersionedInlineMixin, GenericTabularInline):
         return format_html('{}<div class="source-now">{}</div>', badge, row.current_source)
 
 
-class ContentAdmin(CuratorWordsMixin, CardPreviewMixin, WriteChecks, VersionedAdminMixin,
-                   SimpleHistoryAdmin, ImportExportActionModelAdmin):
+class ContentAdmin(CuratorWordsMixin, SafeImportMixin, CardPreviewMixin, WriteChecks,
+                   VersionedAdminMixin, SimpleHistoryAdmin, ImportExportActionModelAdmin):
     """Common ground of the content admins: translations, history, columns and filters.
 
     Import shows a preview of every row (new, update, unchanged, errors) and imports only
@@ -276,7 +272,6 @@ class ContentAdmin(CuratorWordsMixin, CardPreviewMixin, WriteChecks, VersionedAd
     """
 
     inlines = [TranslationInline]
-    formats = FORMATS
     # ImportMixin's list template shows only Import; this one shows Import and Export.
     import_export_change_list_template = "admin/import_export/change_list_import_export.html"
     actions = [print_selected_action]
@@ -312,86 +307,6 @@ class ContentAdmin(CuratorWordsMixin, CardPreviewMixin, WriteChecks, VersionedAd
                              "once saved.")
         return form
 
-    def add_data_read_fail_error_to_form(self, form, e):  # type: ignore[no-untyped-def]
-        wrong = self._wrong_format(form)
-        if wrong:  # what the file is says more than why the chosen reader failed
-            form.add_error("import_file", wrong)
-        elif isinstance(e, FileProblem):
-            form.add_error("import_file", str(e))
-        else:
-            super().add_data_read_fail_error_to_form(form, e)
-
-    def _wrong_format(self, form) -> str | None:  # type: ignore[no-untyped-def]
-        upload = form.cleaned_data.get("import_file")
-        try:
-            chosen = self.get_import_formats()[int(form.cleaned_data["format"])]
-            # the file object, not its bytes: only its head is read (a hostile file is big)
-            return wrong_format_message(upload, chosen.EXTENSION)
-        except (AttributeError, KeyError, IndexError, TypeError, ValueError, OSError,
-                zipfile.BadZipFile):
-            return None
-
-    import_template_name = "admin/cards/import.html"
-    tmp_storage_class = PreviewStorage
-
-    def write_to_tmp_storage(self, import_file, input_format):  # type: ignore[no-untyped-def]
-        # Chunk by chunk to the preview folder (the library joins the chunks in memory).
-        storage = PreviewStorage(read_mode="rb")
-        storage.save_chunks(import_file.chunks())
-        import_file.kartothek_preview = storage
-        return storage
-
-    def import_action(self, request, **kwargs):  # type: ignore[no-untyped-def]
-        confirmable = False
-        try:
-            response = super().import_action(request, **kwargs)
-            context = getattr(response, "context_data", None) or {}
-            confirmable = "confirm_form" in context
-        finally:
-            # Only a preview that can be confirmed keeps its file.
-            # request._files: the files as parsed (never parse again here, after a failure)
-            files = getattr(request, "_files", None)
-            upload = files.get("import_file") if files is not None else None
-            storage = getattr(upload, "kartothek_preview", None)
-            if storage is not None and not confirmable:
-                storage.remove()
-        form = context.get("form")
-        refusal = upload_refusal(request)
-        if refusal and form is not None:
-            form.errors["import_file"] = form.error_class([refusal])
-        result = context.get("result")
-        if result is not None:
-            context.update(preview_context(result))
-        if "fields_list" in context and not context["fields_list"]:
-            # After a refused file the library lists no columns: the file needs them still.
-            context["fields_list"] = [
-                (rc().get_display_name(), [f.column_name for f in rc().get_user_visible_fields()])
-                for rc in self.get_import_resource_classes(request)
-            ]
-        return response
-
-    @method_decorator(require_POST)
-    def process_import(self, request, **kwargs):  # type: ignore[no-untyped-def]
-        if not self.has_import_permission(request):
-            raise PermissionDenied
-        try:
-            storage = PreviewStorage(name=request.POST.get("import_file_name", ""), read_mode="rb")
-        except PreviewExpired:
-            storage = None
-        if storage is None or not storage.exists():
-            self.message_user(
-                request,
-                "This preview is no longer there (it was imported already, or left "
-                "unconfirmed for too long); upload the file again.",
-                messages.ERROR,
-            )
-            opts = self.model._meta
-            return HttpResponseRedirect(reverse(f"admin:{opts.app_label}_{opts.model_name}_import"))
-        try:
-            return super().process_import(request, **kwargs)
-        finally:
-            storage.remove()
-
     def get_export_filename(self, request, queryset, file_format):  # type: ignore[no-untyped-def]
         # "sauschwer-objects-2026-12-02.xlsx", the list's own name, not the class name
         plural = slugify(str(self.model._meta.verbose_name_plural))
@@ -412,10 +327,6 @@ class ContentAdmin(CuratorWordsMixin, CardPreviewMixin, WriteChecks, VersionedAd
                 if self.has_view_or_change_permission(request) else None)
         extra = {"revert_diff": diff, **(extra_context or {})}
         return super().history_form_view(request, object_id, version_id, extra)
-
-    def get_import_data_kwargs(self, **kwargs):  # type: ignore[no-untyped-def]
-        # One bad row and nothing is imported, validation errors included.
-        return {**super().get_import_data_kwargs(**kwargs), "rollback_on_validation_errors": True}
 
     history_list_display = ("version",)
 
@@ -690,7 +601,7 @@ class MarketFilter(admin.SimpleListFilter):
 
     def lookups(self, request, model_admin):  # type: ignore[no-untyped-def]
         # the codes as stored: "en" is the UK and the US, "en-GB" the UK only
-        return [(code, describe_market(code)) for code in market_codes_allowed()]
+        return [(code, market_label(code)) for code in market_codes_allowed()]
 
     def queryset(self, request, queryset):  # type: ignore[no-untyped-def]
         code = self.value()
@@ -706,8 +617,10 @@ class MarketFilter(admin.SimpleListFilter):
 class SloganAdmin(ContentAdmin):
     resource_classes = [resources.SloganResource]
     inlines = [SloganOptionInline, TranslationInline]
-    list_display = ("text", "answer", "card", "side", "markets", "keep_german")
-    list_filter = (MarketFilter, "keep_german", "side")
+    # Narrow columns (side "1", markets "de, en"; "stays German" is the EN column's own
+    # "⇢ stays German" and a filter): the list fits 1280 px with its texts' words whole.
+    list_display = ("text", "answer", "card", "side_number", "market_list")
+    list_filter = (MarketFilter, "keep_german", ("side", SentenceChoicesFilter))
     list_select_related = ("card",)
     search_fields = ("text", "key", "options__text", "translations__text")
     autocomplete_fields = ("card",)
@@ -754,6 +667,14 @@ class SloganAdmin(ContentAdmin):
             messages.ERROR,
         )
         return HttpResponseRedirect(reverse("admin:cards_slogancard_change", args=[slogan.card_id]))
+
+    @admin.display(description="side", ordering="side")
+    def side_number(self, slogan: Slogan) -> int:
+        return slogan.side
+
+    @admin.display(description="markets", ordering="markets")
+    def market_list(self, slogan: Slogan) -> str:
+        return ", ".join(code for code in slogan.markets.split(",") if code)
 
     @admin.display(description="answer ★")
     def answer(self, slogan: Slogan) -> str:
@@ -934,7 +855,7 @@ class SloganCardAdmin(OptionFindingsMixin, PlayDifficultyMixin, ContentAdmin):
 class AlfonsCardAdmin(ContentAdmin):
     resource_classes = [resources.AlfonsCardResource]
     list_display = ("text", "effect", "amount", "target")
-    list_filter = ("effect", "target")
+    list_filter = (("effect", SentenceChoicesFilter), ("target", SentenceChoicesFilter))
     search_fields = ("text", "key", "translations__text")
     fields = ("text", "key", "effect", "amount", "target", "created_at", "updated_at")
 
@@ -997,16 +918,16 @@ class TranslationForm(forms.ModelForm):
 
 
 @admin.register(Translation)
-class TranslationAdmin(NamedFormatsMixin, WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin,
-                       ExportActionModelAdmin):
+class TranslationAdmin(SafeImportMixin, WriteChecks, VersionedAdminMixin, SimpleHistoryAdmin,
+                       ImportExportActionModelAdmin):
     form = TranslationForm
-    # Export (as filtered, or the selected rows): a kind's translation file; see
-    # cards/admin_translation_files.py.
+    # Export (as filtered, or the selected rows) and import: a kind's translation file, with
+    # review kept on import; see cards/admin_translation_files.py.
     resource_classes = translation_file_resources()
-    formats = FORMATS
+    import_export_change_list_template = "admin/import_export/change_list_import_export.html"
     # Short columns (the card's kind, not "Cards | concept card"): the list fits 1280 px.
     list_display = ("source", "text", "lang", "state_badge", "kind")
-    list_filter = (GameFilter, "language", "state", CardKindFilter)
+    list_filter = (GameFilter, language_filter(targets_only=True), "state", CardKindFilter)
     search_fields = ("text", "source_text")
     list_select_related = ("content_type",)
     list_per_page = 100
@@ -1022,6 +943,20 @@ class TranslationAdmin(NamedFormatsMixin, WriteChecks, VersionedAdminMixin, Simp
 
     def get_export_filename(self, request, queryset, file_format):  # type: ignore[no-untyped-def]
         return f"translations-{timezone.localdate():%Y-%m-%d}.{file_format.get_extension()}"
+
+    def has_import_permission(self, request: HttpRequest) -> bool:
+        # Importing adds and changes translations: the editor's permissions (Translators
+        # too); approving through a file is the reviewer's (see TranslationFileResource).
+        return bool(request.user.has_perm("cards.add_translation")
+                    and request.user.has_perm("cards.change_translation"))
+
+    def preview_notes(self, request, result):  # type: ignore[no-untyped-def]
+        return {"import_notes": review_notes(result)}
+
+    def add_success_message(self, result, request) -> None:  # type: ignore[no-untyped-def]
+        super().add_success_message(result, request)
+        for note in review_notes(result):
+            messages.warning(request, note)
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         review_translation(self, request, form)

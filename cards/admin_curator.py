@@ -1,7 +1,7 @@
 """What a curator reads around a save in the admin: one message after a revert or a restore,
-the import's result in the preview's words (unchanged, not "skipped"), the file's name in each
-imported card's history. ``CuratorWordsMixin`` goes on the content admins (before the
-library classes).
+a saved card's key, the delete page's note that a card can be restored. ``CuratorWordsMixin``
+goes on the content admins (before the library classes); the import's words (the file's name
+in the history, "unchanged" not "skipped") are ``cards.admin_import.SafeImportMixin``'s.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils import formats, timezone
-from import_export.results import RowResult
 
 IMPORT_REASON = "spreadsheet import"
 
@@ -120,23 +119,3 @@ class CuratorWordsMixin(NamedFormatsMixin):
         opts = obj._meta
         return HttpResponseRedirect(reverse(f"admin:{opts.app_label}_{opts.model_name}_change",
                                             args=[obj.pk]))
-
-    # --- imports: the file in the history, the counts in the preview's words ----------
-
-    def get_import_resource_kwargs(self, request: HttpRequest, **kwargs: Any) -> dict[str, Any]:
-        found = super().get_import_resource_kwargs(request, **kwargs)  # type: ignore[misc]
-        form = kwargs.get("form")
-        data = getattr(form, "cleaned_data", None) or {}
-        if data.get("original_file_name"):
-            found["change_reason"] = import_reason(data["original_file_name"])
-        return found
-
-    def add_success_message(self, result: Any, request: HttpRequest) -> None:
-        totals = result.totals
-        plural = self.model._meta.verbose_name_plural
-        parts = [f"{totals[RowResult.IMPORT_TYPE_NEW]} new",
-                 f"{totals[RowResult.IMPORT_TYPE_UPDATE]} updated"]
-        if totals[RowResult.IMPORT_TYPE_DELETE]:
-            parts.append(f"{totals[RowResult.IMPORT_TYPE_DELETE]} deleted")
-        parts.append(f"{totals[RowResult.IMPORT_TYPE_SKIP]} unchanged")
-        messages.success(request, f"Import finished ({plural}): " + ", ".join(parts) + ".")

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
+from cards.admin_filters import language_filter, sentence_case
 from cards.checks import REGISTRY
 from cards.models import CheckDismissal, Game, GlossaryTerm, Translation
 from kartothek.permissions import WriteChecks
@@ -40,7 +41,7 @@ class GlossaryTermAdmin(WriteChecks, admin.ModelAdmin):
 
     form = GlossaryForm
     list_display = ("term", "translation", "game_label", "short_note")
-    list_filter = ("language", "game")
+    list_filter = (language_filter(targets_only=True), "game")
     search_fields = ("term", "translation", "note")
     ordering = ("language", "term")
 
@@ -60,6 +61,21 @@ class DismissalForm(forms.ModelForm):
         widgets = {"reason": forms.Textarea(attrs={"rows": 3, "cols": 60})}
 
 
+class CheckFilter(admin.SimpleListFilter):
+    """The dismissed checks by their titles ("Unchanged from the German"), not their slugs."""
+
+    title = "check"
+    parameter_name = "check_name__exact"
+
+    def lookups(self, request, model_admin):  # type: ignore[no-untyped-def]
+        used = set(CheckDismissal.objects.values_list("check_name", flat=True).distinct())
+        return [(slug, sentence_case(REGISTRY[slug].title if slug in REGISTRY else slug))
+                for slug in sorted(used)]
+
+    def queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+        return queryset.filter(check_name=self.value()) if self.value() else queryset
+
+
 @admin.register(CheckDismissal)
 class CheckDismissalAdmin(WriteChecks, admin.ModelAdmin):
     """Who dismissed which finding on which text, why and when; made from the editor."""
@@ -67,7 +83,7 @@ class CheckDismissalAdmin(WriteChecks, admin.ModelAdmin):
     form = DismissalForm
     list_display = ("check_title", "card", "text_of", "short_reason", "dismissed_by",
                     "dismissed_at")
-    list_filter = ("language", "check_name")
+    list_filter = (language_filter(targets_only=True), CheckFilter)
     search_fields = ("reason", "text", "source")
     list_select_related = ("content_type", "dismissed_by")
     readonly_fields = ("check_title", "card", "field", "language", "source", "text",

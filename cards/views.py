@@ -101,14 +101,14 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
             messages.warning(request, f"{note} ({count} {'text' if count == 1 else 'texts'})")
         if not outcome.errors and not outcome.conflicts:
             verb = "Approved" if approve_all else "Saved"
-            messages.success(request, f"{verb} {outcome.saved} translations.")
+            messages.success(request, f"{verb} {_translations(outcome.saved)}.")
             return HttpResponseRedirect(_same_rows_url(request, outcome))
         if outcome.errors:
             messages.error(request, "Nothing was saved: correct the marked texts.")
         else:
             messages.warning(
                 request,
-                f"Saved {outcome.saved} translations. {len(outcome.conflicts)} "
+                f"Saved {_translations(outcome.saved)}. {len(outcome.conflicts)} "
                 f"{'was' if len(outcome.conflicts) == 1 else 'were'} changed by someone else "
                 "since you opened the page and not saved: yours and theirs are shown below.",
             )
@@ -537,3 +537,7 @@ def po_upload_view(site, request: HttpRequest, game: str, language: str) -> Http
     level = messages.ERROR if report.errors else messages.SUCCESS
     messages.add_message(request, level, f"{upload.name}: {report.summary()}")
     return HttpResponseRedirect(back)
+
+
+def _translations(count: int) -> str:
+    return f"{count} translation{'' if count == 1 else 's'}"  # "1 translation", not "1 translations"

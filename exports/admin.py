@@ -13,6 +13,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.timezone import localtime
 
+from cards.admin_filters import language_filter
 from exports.changes import short_summary
 from exports.models import Release
 from exports.publish_views import changes_context, publish_view, review_view
@@ -25,7 +26,7 @@ __all__ = ["ReleaseAdmin", "publish_view", "review_view"]
 class ReleaseAdmin(WriteChecks, admin.ModelAdmin):
     # Few, narrow columns: at 1280 px beside the menu and the filters there are about 630 px.
     list_display = ("release", "content_sha", "published", "changes_summary", "api")
-    list_filter = ("game", "language")
+    list_filter = ("game", language_filter())
     list_select_related = ("published_by",)
     fields = ("game", "language", "version", "size", "content_sha256", "file_sha256",
               "published_at", "published_by", "api")

@@ -17,6 +17,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
+from cards.admin_filters import SentenceChoicesFilter
 from cards.models import Game
 from exports.models import WebhookDelivery, WebhookEndpoint
 from exports.webhooks import UnsafeTarget, check_url, masked, new_secret, send_again
@@ -117,7 +118,7 @@ class WebhookDeliveryAdmin(WriteChecks, admin.ModelAdmin):
     # narrow enough for a laptop: the URL, message id and times are on each delivery's page
     list_display = ("created_at", "endpoint", "release", "attempt", "status", "http_status",
                     "error", "next_attempt_at")
-    list_filter = ("status", "endpoint")
+    list_filter = (("status", SentenceChoicesFilter), "endpoint")
     list_select_related = ("endpoint", "release")
     fields = ("endpoint", "url", "release", "message_id", "attempt", "manual", "status", "http_status",
               "error", "response_excerpt", "body", "created_at", "scheduled_for", "started_at",

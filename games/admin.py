@@ -9,6 +9,7 @@ from django.contrib import admin
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest
 
+from cards.admin_filters import SentenceChoicesFilter, language_filter
 from games.models import ActionLog, CardPlayStat, Room, Seat
 from games.stats import difficulty
 
@@ -65,7 +66,7 @@ class ActionLogInline(admin.TabularInline):
 @admin.register(Room)
 class RoomAdmin(admin.ModelAdmin):
     list_display = ("code", "game", "language", "status", "game_number", "version", "last_activity")
-    list_filter = ("game", "status", "language")
+    list_filter = ("game", ("status", SentenceChoicesFilter), language_filter())
     search_fields = ("code",)
     inlines = [SeatInline, ActionLogInline]
     exclude = ("state_json", "draft_pack")

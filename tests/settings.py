@@ -18,7 +18,7 @@ from kartothek.settings import *  # noqa: E402, F403
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast logins in tests
 KARTOTHEK_SIGNING_KEY_GENERATE = True  # a key generated into the throw-away var/ (exports/signing.py)
 
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+if DATABASES["default"]["ENGINE"] == "kartothek.sqlite":  # noqa: F405
     # A file, not SQLite's shared in-memory database: threads that write at the same time then
     # queue on IMMEDIATE transactions as they do in production, instead of failing at once
     # with "database table is locked" (tests/test_concurrency.py races real threads).

@@ -70,7 +70,7 @@ def test_a_translator_sees_a_placeholder_finding_fixes_it_and_it_is_gone(live_se
 
     row.locator("textarea").fill("Just do it with …")
     page.click("input[value='Save this page']")
-    expect(page.locator(".messagelist .success")).to_contain_text("Saved 1 translations")
+    expect(page.locator(".messagelist .success")).to_contain_text("Saved 1 translation")
     row = page.locator(f"#unit-slogan-{slogan.pk}-text")
     expect(row.locator("textarea")).to_have_value("Just do it with …")
     expect(row.locator("li.finding")).to_have_count(0)

@@ -78,13 +78,13 @@ def test_two_translators_on_one_editor_page(live_server, browser):
 
     tina.fill(f"textarea[name='text-{oma}']", "Granny")
     tina.click("input[type=submit]")
-    expect(tina.locator(".messagelist .success")).to_contain_text("Saved 1 translations.")
+    expect(tina.locator(".messagelist .success")).to_contain_text("Saved 1 translation.")
 
     tom.fill(f"textarea[name='text-{liebe}']", "Affection")
     tom.fill(f"textarea[name='text-{oma}']", "Grandma")
     tom.click("input[type=submit]")
     expect(tom.locator(".messagelist .warning", has_text="Saved")).to_contain_text(
-        "Saved 1 translations. 1 was changed by someone else")
+        "Saved 1 translation. 1 was changed by someone else")
     conflict = tom.locator(f"#unit-{oma} .theirs")
     expect(conflict).to_contain_text("tina changed this text")
     expect(conflict).to_contain_text("Granny")
@@ -94,5 +94,5 @@ def test_two_translators_on_one_editor_page(live_server, browser):
 
     # Having seen hers, he keeps his: the next save replaces it.
     tom.click("input[type=submit]")
-    expect(tom.locator(".messagelist .success")).to_contain_text("Saved 1 translations.")
+    expect(tom.locator(".messagelist .success")).to_contain_text("Saved 1 translation.")
     assert english("oma") == "Grandma"

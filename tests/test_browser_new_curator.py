@@ -12,6 +12,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from cards.models import ConceptCard, SauschwerObject, Slogan, SloganCard, Translation
 from exports.models import Release
@@ -218,3 +219,235 @@ def test_a_new_curator_does_the_everyday_tasks_without_a_dead_end(live_server, w
     too_wide = {name: width for name, width in walk.widths.items() if width > WIDTH}
     print(f"\nscreenshots: {walk.folder}; page widths: {walk.widths}")
     assert not too_wide, f"pages wider than {WIDTH} px: {too_wide}"
+
+
+# --- issue 23: one test per point for curators (6–11), each with a screenshot --------------
+# (the translators' points, 1–5, and the progress page of 12: tests/test_browser_new_translator.py)
+
+SHOTS = Path("docs/screenshots")
+HEIGHT = 800
+
+# The words of the elements matching a selector that a line break splits ("Upd/ate").
+BROKEN_WORDS = """(selector) => {
+  const broken = [];
+  for (const element of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const match of node.textContent.matchAll(/[^\\s-]+/g)) {  // a hyphen may end a line
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (tops.size > 1) broken.push(match[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+@pytest.fixture
+def carla(curator_page):
+    curator_page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+    return curator_page
+
+
+def shot(page, name: str, full: bool = False) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"curator-walk-{name}.png"), full_page=full)
+
+
+def test_06_the_empty_add_slogan_card_page_opens_without_findings(live_server, carla):
+    page = carla
+    page.goto(f"{live_server.url}/admin/")
+    page.click("#content-main >> text=Slogan cards")
+    page.click(".object-tools a.addlink")
+    expect(page.locator("[data-preview-cards]")).to_contain_text(
+        "Fill in the card to see its preview.")
+    page.wait_for_load_state("networkidle")
+    expect(page.locator(".card-preview-warning")).to_have_count(0)
+    expect(page.locator("text=Does not fit")).to_have_count(0)
+    expect(page.locator("text=the same option appears twice")).to_have_count(0)
+    assert page.locator("#id_slogans-0-text").bounding_box()["y"] < HEIGHT  # no wall above it
+    shot(page, "06-empty-slogan-card")
+
+
+def test_07_publishing_names_untranslated_texts_and_asks_first(live_server, carla):
+    page = carla
+    page.goto(f"{live_server.url}{reverse('admin:cards_conceptcard_add')}")
+    page.locator("#id_text").press_sequentially("Gänseblümchen")
+    page.click("input[name=_save]")
+    _success(page)
+    page.goto(f"{live_server.url}/admin/")
+    page.click("text=Publish content packs")
+    page.locator("#pack-symbols-en a.button").click()
+    untranslated = page.locator("#untranslated")
+    expect(untranslated).to_contain_text("1 text has no EN translation")
+    expect(untranslated.locator(".untranslated-list")).to_contain_text("gaensebluemchen")
+    expect(untranslated.locator(".untranslated-list")).to_contain_text("Gänseblümchen")
+    page.fill("#id_note", "Gänseblümchen dazu.")
+    page.check("#id_confirm")
+    page.click("#publish-form input[type=submit]")  # without saying yes to the German text
+    page.wait_for_load_state("load")
+    expect(page.locator("#untranslated .errorlist")).to_be_visible()
+    assert not Release.objects.filter(game="symbols", language="en").exists()
+    shot(page, "07-publish-asks", full=True)
+    page.check("#id_publish_untranslated")
+    page.check("#id_confirm")
+    page.click("#publish-form input[type=submit]")
+    page.wait_for_load_state("load")
+    assert Release.objects.filter(game="symbols", language="en").count() == 1
+
+
+def test_08_list_tables_fit_1280_px_with_every_column_on_screen(live_server, carla):
+    page = carla
+    for name, last_column in (("sauschwerobject", "column-translation_en"),
+                              ("translation", "column-kind"), ("slogan", "column-translation_en")):
+        page.goto(f"{live_server.url}{reverse(f'admin:cards_{name}_changelist')}")
+        scroll, client = page.evaluate(
+            "() => { const b = document.querySelector('#changelist-form .results');"
+            " return [b.scrollWidth, b.clientWidth]; }")
+        assert scroll <= client, (name, scroll, client)
+        box = page.locator(f"#result_list thead th.{last_column}").bounding_box()
+        assert box["x"] + box["width"] <= WIDTH, name
+        assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
+        # a card's own text wraps between words ("Quadratisc/h." was split in the Slogans list)
+        assert page.evaluate(BROKEN_WORDS, "#result_list th, #result_list .field-text, "
+                                           "#result_list .field-name, #result_list "
+                                           "td[class*='field-translation_']") == [], name
+        shot(page, f"08-list-{name}")
+
+
+def test_09_the_import_preview_reads_old_to_new_without_split_words(live_server, carla, tmp_path):
+    page = carla
+    objects = list(SauschwerObject.objects.order_by("key"))
+    upload = tmp_path / "objekte.csv"
+    with upload.open("w", newline="", encoding="utf-8") as out:
+        out.write("key,name,weight_g,source\n")
+        for obj in objects:
+            weight = "12 kg" if obj.key == "ein-blauwal" else obj.weight_g
+            out.write(f'{obj.key},{obj.name},{weight},"{obj.source}"\n')
+    page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_changelist')}")
+    page.click("a.import_link")
+    page.set_input_files("#id_import_file", str(upload))
+    page.select_option("#id_format", label="CSV")
+    page.click("input[type=submit]")
+    changed = page.locator("table.import-preview tr.update .diff-change")
+    expect(changed).to_have_count(1)
+    expect(changed.locator("del")).to_have_text("was 150 t")
+    expect(changed.locator("ins")).to_have_text("12 kg")
+    kinds = set(page.locator("table.import-preview td.import-type").all_inner_texts())
+    assert kinds == {"Changed", "Unchanged"}
+    assert "Skipped" not in page.locator("#content").inner_text()
+    expect(page.locator("#import-summary")).to_contain_text(f"{len(objects) - 1} unchanged")
+    assert page.evaluate(BROKEN_WORDS, "table.import-preview td.import-type, "
+                                       "table.import-preview th") == []
+    shot(page, "09-import-preview", full=True)
+
+
+def test_10_history_names_the_user_without_a_403_and_german_only_cards_say_so(
+        live_server, carla):
+    page = carla
+    obj = SauschwerObject.objects.get(key="ein-blauwal")
+    page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_change', args=[obj.pk])}")
+    page.fill("#id_source", "Nachgewogen")
+    page.click("input[name=_continue]")
+    _success(page)
+    page.click("a.historylink")
+    who = page.locator("#change-history tbody tr").first.locator("td").nth(4)
+    expect(who).to_have_text("carla")
+    expect(who.locator("a")).to_have_count(0)
+    shot(page, "10-history")
+    # a slogan card whose slogans are known only in Germany: no English card drawn, and why
+    card = SloganCard.objects.filter(slogans__markets="de").distinct().first()
+    assert card is not None
+    page.goto(f"{live_server.url}{reverse('admin:cards_slogancard_change', args=[card.pk])}")
+    note = page.locator("#card-preview [data-absent-lang=en]")
+    expect(note).to_contain_text("Not in the English deck")
+    expect(page.locator("#card-preview figure[data-lang=en]")).to_have_count(0)
+    note.scroll_into_view_if_needed()
+    shot(page, "10-german-only-slogan-card")
+
+
+def test_11_the_small_ones_read_right(live_server, carla, tmp_path):
+    page = carla
+    # a saved slogan card's key says what it is
+    card = SloganCard.objects.order_by("key").first()
+    page.goto(f"{live_server.url}{reverse('admin:cards_slogancard_change', args=[card.pk])}")
+    key = page.locator("fieldset > div.form-row.field-key").first.inner_text()
+    assert "karte-" in key and "slug of the German text" not in key
+    # the weight's label, the export's format names and file name
+    page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_add')}")
+    expect(page.locator("label[for=id_weight_g]")).to_have_text(re.compile(r"^Weight:?$"))
+    page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_changelist')}")
+    page.click("a.export_link")
+    formats = page.locator("#id_format option").all_inner_texts()
+    assert "XLSX" in formats and "xlsx" not in formats
+    expect(page.locator("#content")).not_to_contain_text("Weight G")
+    expect(page.locator("#content")).to_contain_text("weight_g")
+    page.select_option("#id_format", label="XLSX")
+    with page.expect_download() as download:
+        page.click("input[type=submit]")
+    assert re.fullmatch(r"sauschwer-objects-\d{4}-\d\d-\d\d\.xlsx",
+                        download.value.suggested_filename)
+    # a history page's breadcrumb names the list, not "Historical …"
+    obj = SauschwerObject.objects.get(key="ein-blauwal")
+    page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_history', args=[obj.pk])}")
+    page.locator("#change-history tbody tr").last.locator("td a").first.click()
+    expect(page.locator(".breadcrumbs")).not_to_contain_text("Historical")
+    # the delete page says a card can be restored
+    page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_delete', args=[obj.pk])}")
+    expect(page.locator("#content")).to_contain_text("Deleted cards")
+    # an import error names the card and shows the column as code; "1 error", not "1 errors"
+    upload = tmp_path / "kaputt.csv"
+    upload.write_text("key,name,weight_g,source\nein-blauwal,Ein Blauwal,schwer,Lexikon\n",
+                      encoding="utf-8")
+    page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_import')}")
+    page.set_input_files("#id_import_file", str(upload))
+    page.select_option("#id_format", label="CSV")
+    page.click("input[type=submit]")
+    error = page.locator("#import-errors li").first
+    expect(error).to_contain_text("row 2 (“Ein Blauwal”)")
+    expect(error.locator("code")).to_have_text("weight_g")
+    assert "`" not in error.inner_text()
+    expect(page.locator("#import-summary")).to_contain_text("1 error")
+    expect(page.locator("#import-summary")).not_to_contain_text("1 errors")
+    shot(page, "11-import-error", full=True)
+    # filters in sentence case; the Translations list imports and exports
+    page.goto(f"{live_server.url}{reverse('admin:cards_slogan_changelist')}")
+    filters = page.locator("#changelist-filter")
+    expect(filters).to_contain_text("First slogan")
+    expect(filters).to_contain_text("German (de)")
+    shot(page, "11-filters")
+    page.goto(f"{live_server.url}{reverse('admin:cards_translation_changelist')}")
+    expect(page.locator("a.import_link")).to_be_visible()
+    expect(page.locator("a.export_link")).to_be_visible()
+    # the favicon is there (no 404)
+    favicon = page.request.get(f"{live_server.url}/favicon.ico")
+    assert favicon.ok and favicon.headers["content-type"].startswith("image/")
+
+
+def test_11_dates_follow_the_browsers_language(live_server, browser):
+    from django.contrib.auth.models import Group, User
+
+    from cards.catalogue import import_catalogue
+    from tests.conftest import MINI
+
+    assert not import_catalogue(MINI).errors
+    user = User.objects.create_user(username="karl", password="karten-pw-1", is_staff=True)
+    user.groups.add(Group.objects.get(name="Curators"))
+    context = browser.new_context(locale="de-DE", viewport={"width": WIDTH, "height": HEIGHT})
+    page = context.new_page()
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "karl")
+    page.fill("#id_password", "karten-pw-1")
+    page.click("input[type=submit]")
+    obj = SauschwerObject.objects.get(key="ein-blauwal")
+    page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_history', args=[obj.pk])}")
+    history = page.locator("#change-history").inner_text()
+    assert "DATUM/ZEIT" in history.upper()  # Django's own words in German
+    assert re.search(r"\d{1,2}\. (Januar|Februar|März|April|Mai|Juni|Juli|August|September|"
+                     r"Oktober|November|Dezember) \d{4} \d\d:\d\d", history), history
+    assert "a.m." not in history and "p.m." not in history
+    shot(page, "11-german-dates")
+    context.close()

@@ -74,7 +74,7 @@ def test_a_translator_sees_checks_and_fit_while_typing_takes_a_suggestion_and_ke
     assert card.translation("text", "en") is None
 
     page.click("input[value='Save this page']")
-    expect(page.locator(".messagelist .success")).to_contain_text("Saved 1 translations")
+    expect(page.locator(".messagelist .success")).to_contain_text("Saved 1 translation")
     kept = page.locator(f"#unit-{ident}")
     expect(kept).to_be_visible()  # the "missing" view keeps the saved text on the page
     expect(kept.locator(".saved-mark")).to_have_text("✓ saved")

@@ -378,7 +378,7 @@ def test_two_translators_on_one_editor_page_keep_each_others_saved_edits(mini_ca
     assert "tina changed this text" in page
     row = next(r for r in response.context["rows"] if r.unit.ident == oma)
     assert (row.theirs.text, row.draft) == ("Granny", "Grandma")  # theirs beside his
-    assert "Saved 1 translations. 1 was changed by someone else" in page
+    assert "Saved 1 translation. 1 was changed by someone else" in page
     assert english("oma").text == "Granny"
     assert english("goethe").text == "Goethe!"
     assert english("liebe").text == "Affection"

@@ -54,6 +54,7 @@ from cards.models import (
     SignColour,
     Slogan,
     SloganCard,
+    SloganOption,
     Translation,
 )
 from cards.po import export_po
@@ -104,10 +105,11 @@ ROWS: dict[str, frozenset[str]] = {
     "print decks (PDF)": perms("change", models=CONTENT),
     "see translations, progress, the glossary and dismissed checks; download PO files":
         perms("view", models=[Translation, *CHECKS]),
-    "add and change translations (editor, *Translations* list, PO upload, revert)":
+    "add and change translations (editor, *Translations* list and its import, PO "
+    "upload, revert)":
         perms("add", "change", models=[Translation]),
     "approve translations (review: *Approve this page*, *Approve selected*, the *approved* "
-    "state)": perms("approve", models=[Translation]),
+    "state, also in an imported file)": perms("approve", models=[Translation]),
     "delete translations": perms("delete", models=[Translation]),
     "edit the glossary, dismiss translation checks": perms("add", "change", "delete", models=CHECKS),
     "see releases": perms("view", models=[Release]),
@@ -127,7 +129,8 @@ README_TABLE: dict[str, set[str]] = {
         "see cards, their history and list pages; export spreadsheets",
         "read a game's draft pack (`draft.json`)",
         "see translations, progress, the glossary and dismissed checks; download PO files",
-        "add and change translations (editor, *Translations* list, PO upload, revert)",
+        "add and change translations (editor, *Translations* list and its import, PO "
+    "upload, revert)",
     },
     "Viewers": {
         "open the admin, change their own password",
@@ -460,6 +463,16 @@ RULE_REFUSALS: dict[tuple[type[Model], str], Callable[..., Need]] = {
 }
 
 
+def translation_resource_of(model_admin: admin.ModelAdmin, row: Translation) -> tuple[int, Any]:
+    """(index, class) of the Translations list's import resource for the kind of ``row``'s card."""
+    kind = row.content_type.model_class()
+    kind = Slogan if kind is SloganOption else kind
+    request = RequestFactory().get("/admin/")
+    request.user = User(is_superuser=True, is_active=True, is_staff=True)
+    return next((index, rc) for index, rc in enumerate(
+        model_admin.get_import_resource_classes(request)) if rc.content_model is kind)
+
+
 def _all(*groups: frozenset[str]) -> frozenset[str]:
     return frozenset().union(*groups)
 
@@ -560,6 +573,12 @@ def model_case(route: str, kind: str, model: type[Model], model_admin: admin.Mod
         def csv_of_all(world: World) -> Any:
             request = RequestFactory().get("/admin/")
             request.user = world.users["superuser"]
+            if model is Translation:  # the target's own row, in its kind's translation file
+                _index, resource_class = translation_resource_of(model_admin, target(world))
+                data = resource_class().export(Translation.objects.filter(pk=target(world).pk))
+                upload = io.BytesIO(data.csv.encode())
+                upload.name = "translations.csv"
+                return upload
             resource = model_admin.get_import_resource_classes(request)[0]()
             dataset = resource.export()
             # Only the target's row (which the confirmed import creates again); a tile's
@@ -581,6 +600,8 @@ def model_case(route: str, kind: str, model: type[Model], model_admin: admin.Mod
             labels: dict[str, Any] = {}
             form = page_form(su, fill(route.replace("process_import", "import")), labels)
             csv_choice = next(value for value, label in labels["format"] if label.lower() == "csv")
+            if model is Translation:
+                form["resource"] = str(translation_resource_of(model_admin, target(world))[0])
             return {**form, "format": csv_choice, "import_file": csv_of_all(world)}
 
         if kind == "import":
@@ -959,4 +980,76 @@ def test_every_role_may_approve_as_the_readme_table_says(world, db, tool):
                             f"{'yes' if allowed else 'no'}")
         if wrote and not allowed:
             problems.append(f"{where}: refused but wrote")
+    assert not problems, "\n".join(problems)
+
+
+# --- approving through a file: the Translations list's import -------------------------------
+
+
+def _approved_file(world: World) -> Any:
+    """The world's translated egg, its text changed and marked approved, as its kind's file."""
+    egg = SauschwerObject.objects.get(key=world.po_entry.split(":", 1)[0])
+    row = egg.translation("name", "en")
+    assert row.state == "translated"
+    upload = io.BytesIO(
+        f"key,field,language,text,state\n{egg.key},name,en,{row.text} (neu),approved\n".encode())
+    upload.name = "approved.csv"
+    return upload
+
+
+def _import_as(world: World, role: str, su: Client) -> tuple[int, int]:
+    """Preview and confirm the approved file as ``role``: (preview status, confirm status).
+    A role the preview refuses confirms a preview the superuser made (a forged confirm)."""
+    model_admin = _registered()[Translation]
+    labels: dict[str, Any] = {}
+    form = page_form(su, "/admin/cards/translation/import/", labels)
+    egg = SauschwerObject.objects.get(key=world.po_entry.split(":", 1)[0])
+    index, _resource = translation_resource_of(model_admin, egg.translation("name", "en"))
+    data = {**form, "resource": str(index), "import_file": _approved_file(world),
+            "format": next(v for v, label in labels["format"] if label.lower() == "csv"),
+            "csrfmiddlewaretoken": CSRF_TOKEN}
+    client = client_for(world, role)
+    preview = client.post("/admin/cards/translation/import/", data)
+    page = preview.content.decode() if preview.status_code == 200 else ""
+    if 'name="import_file_name"' not in page:
+        data["import_file"] = _approved_file(world)
+        page = su.post("/admin/cards/translation/import/", data).content.decode()
+    reader = FormReader()
+    reader.feed(page)
+    confirm = next(f for f in reader.forms if any(n == "import_file_name" for n, _ in f))
+    fields = {n: v for n, v in confirm if n != "csrfmiddlewaretoken"}
+    done = client.post("/admin/cards/translation/process_import/",
+                       {**fields, "csrfmiddlewaretoken": CSRF_TOKEN})
+    return preview.status_code, done.status_code
+
+
+def test_every_role_imports_an_approved_row_as_the_readme_table_says(world, db):
+    """A file that says *approved*: a reviewer's import approves (Curators), a Translator's is
+    saved as *translated*, everyone else is refused and nothing is written."""
+    _PAGES.clear()
+    su = client_for(world, "superuser")
+    egg = SauschwerObject.objects.get(key=world.po_entry.split(":", 1)[0])
+    problems = []
+    for role in CLIENT_ROLES:
+        with transaction.atomic():
+            text = egg.translation("name", "en").text
+            before = snapshot()
+            preview, confirm = _import_as(world, role, su)
+            wrote = before != snapshot()
+            row = egg.translation("name", "en")
+            got = (row.text, row.state)
+            transaction.set_rollback(True)
+        where = f"{role}: preview {preview}, confirm {confirm}, {got}"
+        may_import = expected(role, TRANSLATIONS_WRITE)
+        may_approve = expected(role, TRANSLATIONS_WRITE | TRANSLATIONS_APPROVE)
+        if role in ("non-staff", "anonymous"):
+            if (preview, confirm) != (302, 302) or wrote:
+                problems.append(f"{where}, expected the login page and no write")
+        elif not may_import:
+            if (preview, confirm) != (403, 403) or wrote:
+                problems.append(f"{where}, expected 403 twice and no write")
+        elif (preview, confirm) != (200, 302) or got != (
+                f"{text} (neu)", "approved" if may_approve else "translated"):
+            problems.append(f"{where}; the README table says approve: "
+                            f"{'yes' if may_approve else 'no'}")
     assert not problems, "\n".join(problems)

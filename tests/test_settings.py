@@ -30,7 +30,7 @@ def test_it_refuses_to_start_without_a_secret_key_when_debug_is_off():
 def test_debug_starts_without_a_secret_key_on_sqlite():
     result = start({"DEBUG": "1"})
     assert result.returncode == 0, result.stderr
-    assert '[true, ["127.0.0.1", "localhost", "[::1]"], "django.db.backends.sqlite3"' in result.stdout
+    assert '[true, ["127.0.0.1", "localhost", "[::1]"], "kartothek.sqlite"' in result.stdout
 
 
 def test_database_url_selects_postgresql_and_hosts_come_from_the_environment():

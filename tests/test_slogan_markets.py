@@ -305,7 +305,7 @@ def test_the_print_page_offers_each_market_deck(markets, admin_client):
 def test_the_admin_filters_slogans_by_market_code(markets, admin_client):
     url = reverse("admin:cards_slogan_changelist")
     page = admin_client.get(url).content.decode()
-    assert "en-GB (UK only)" in page and "en (UK and US)" in page  # the filter's choices
+    assert "English, UK only (en-GB)" in page and "English, UK and US (en)" in page  # the filter's choices
     uk_only = admin_client.get(url, {"market": "en-GB"}).content.decode()
     assert "Every little helps." in uk_only
     assert "Eat fresh." not in uk_only and "Just do it." not in uk_only
