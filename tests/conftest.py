@@ -63,3 +63,17 @@ def curator_page(live_server, page):
     page.click("input[type=submit]")
     page.wait_for_selector("text=Sag's mit Symbolen")
     return page
+
+
+def log_in_as(page, base_url: str, group: str, username: str, password: str, *, wait_for: str):  # type: ignore[no-untyped-def]
+    """A staff user of ``group`` made in the database, then logged in through the login page."""
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user(username=username, password=password, is_staff=True)
+    user.groups.add(Group.objects.get(name=group))
+    page.goto(f"{base_url}/admin/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("input[type=submit]")
+    page.wait_for_selector(wait_for)
+    return page

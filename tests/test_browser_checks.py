@@ -7,12 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group, User
 from playwright.sync_api import Page, expect
 
 from cards.catalogue import import_catalogue
 from cards.models import Slogan, Translation, TranslationState
-from tests.conftest import MINI
+from tests.conftest import MINI, log_in_as
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -37,14 +36,9 @@ def fits_1280(page: Page) -> None:
 @pytest.fixture
 def translator(live_server, browser):  # type: ignore[no-untyped-def]
     assert not import_catalogue(MINI).errors
-    user = User.objects.create_user(username="tina", password="uebersetzen-1", is_staff=True)
-    user.groups.add(Group.objects.get(name="Translators"))
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "tina")
-    page.fill("#id_password", "uebersetzen-1")
-    page.click("input[type=submit]")
-    page.wait_for_selector("text=Progress and editor")
+    log_in_as(page, live_server.url, "Translators", "tina", "uebersetzen-1",
+              wait_for="text=Progress and editor")
     return page
 
 

@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 
 from cards.models import ConceptCard, SauschwerObject, Slogan, SloganCard, Translation
 from exports.models import Release
+from tests.test_browser_curator_fit import BROKEN_WORDS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -227,23 +228,6 @@ def test_a_new_curator_does_the_everyday_tasks_without_a_dead_end(live_server, w
 SHOTS = Path("docs/screenshots")
 HEIGHT = 800
 
-# The words of the elements matching a selector that a line break splits ("Upd/ate").
-BROKEN_WORDS = """(selector) => {
-  const broken = [];
-  for (const element of document.querySelectorAll(selector)) {
-    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const match of node.textContent.matchAll(/[^\\s-]+/g)) {  // a hyphen may end a line
-        const range = document.createRange();
-        range.setStart(node, match.index);
-        range.setEnd(node, match.index + match[0].length);
-        const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
-        if (tops.size > 1) broken.push(match[0]);
-      }
-    }
-  }
-  return broken;
-}"""
 
 
 @pytest.fixture

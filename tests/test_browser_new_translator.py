@@ -7,12 +7,11 @@ import csv
 import re
 
 import pytest
-from django.contrib.auth.models import Group, User
 from playwright.sync_api import expect
 
 from cards.catalogue import import_catalogue
 from cards.models import AlfonsCard, ConceptCard, GlossaryTerm, SauschwerObject
-from tests.conftest import MINI
+from tests.conftest import MINI, log_in_as
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,14 +28,9 @@ def tina(live_server, page):
     assert not import_catalogue(MINI).errors
     GlossaryTerm.objects.create(language="en", term="Chip", translation="chip",
                                 note="the game's counters")
-    user = User.objects.create_user(username="tina", password="uebersetzen-1", is_staff=True)
-    user.groups.add(Group.objects.get(name="Translators"))
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "tina")
-    page.fill("#id_password", "uebersetzen-1")
-    page.click("input[type=submit]")
-    page.wait_for_selector("text=Progress and editor")
+    log_in_as(page, live_server.url, "Translators", "tina", "uebersetzen-1",
+              wait_for="text=Progress and editor")
     return page
 
 

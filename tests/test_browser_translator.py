@@ -2,12 +2,11 @@
 
 import polib
 import pytest
-from django.contrib.auth.models import Group, User
 from playwright.sync_api import expect
 
 from cards.catalogue import import_catalogue
 from cards.models import ConceptCard, Translation
-from tests.conftest import MINI
+from tests.conftest import MINI, log_in_as
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -15,13 +14,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def translator_page(live_server, page):
     assert not import_catalogue(MINI).errors
-    user = User.objects.create_user(username="tina", password="uebersetzen-1", is_staff=True)
-    user.groups.add(Group.objects.get(name="Translators"))
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "tina")
-    page.fill("#id_password", "uebersetzen-1")
-    page.click("input[type=submit]")
-    page.wait_for_selector("text=Progress and editor")
+    log_in_as(page, live_server.url, "Translators", "tina", "uebersetzen-1",
+              wait_for="text=Progress and editor")
     return page
 
 

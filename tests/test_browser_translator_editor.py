@@ -5,12 +5,11 @@ translation memory is taken with one click, and the saved row stays on the "miss
 import re
 
 import pytest
-from django.contrib.auth.models import Group, User
 from playwright.sync_api import expect
 
 from cards.catalogue import import_catalogue
 from cards.models import ConceptCard
-from tests.conftest import MINI
+from tests.conftest import MINI, log_in_as
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -21,14 +20,9 @@ SHOTS = "docs/screenshots"
 def editor(live_server, page):
     assert not import_catalogue(MINI).errors
     card = ConceptCard.objects.create(key="die-liebe", text="Die Liebe")
-    user = User.objects.create_user(username="tina", password="uebersetzen-1", is_staff=True)
-    user.groups.add(Group.objects.get(name="Translators"))
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "tina")
-    page.fill("#id_password", "uebersetzen-1")
-    page.click("input[type=submit]")
-    page.wait_for_selector("text=Progress and editor")
+    log_in_as(page, live_server.url, "Translators", "tina", "uebersetzen-1",
+              wait_for="text=Progress and editor")
     page.goto(f"{live_server.url}/admin/cards/translate/symbols/en/?state=empty")
     return page, card
 
