@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, QuerySet
 
 from cards.models import (
     EMPTY,
@@ -18,6 +18,7 @@ from cards.models import (
     Translation,
     TranslationState,
 )
+from cards.search import matching, translated_matching
 
 
 @dataclass
@@ -203,8 +204,8 @@ def _filtered(model: type[Translatable], name: str, content_type: ContentType, l
     elif state:
         queryset = queryset.filter(pk__in=rows.filter(state=state).exclude(text="").values("object_id"))
     if search:
-        queryset = queryset.filter(Q(**{f"{name}__icontains": search})
-                                   | Q(pk__in=rows.filter(text__icontains=search).values("object_id")))
+        queryset = queryset.filter(matching(model, name, search) | translated_matching(
+            content_type.pk, name, language, search))
     return queryset
 
 
