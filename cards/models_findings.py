@@ -27,6 +27,7 @@ class TranslationFinding(models.Model):
 
     class Meta:
         verbose_name = "translation finding"
+        default_permissions = ()  # derived from the texts: nobody edits it (no admin page)
         constraints = [
             models.UniqueConstraint(
                 fields=["content_type", "object_id", "field", "language", "check_name"],
@@ -51,6 +52,7 @@ class StaleFindings(models.Model):
 
     class Meta:
         verbose_name = "stale findings mark"
+        default_permissions = ()
 
     def __str__(self) -> str:
         if self.content_type_id:

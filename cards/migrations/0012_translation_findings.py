@@ -27,6 +27,7 @@ class Migration(migrations.Migration):
             ],
             options={
                 'verbose_name': 'stale findings mark',
+                'default_permissions': (),
             },
         ),
         migrations.CreateModel(
@@ -43,6 +44,7 @@ class Migration(migrations.Migration):
             ],
             options={
                 'verbose_name': 'translation finding',
+                'default_permissions': (),
                 'indexes': [models.Index(fields=['game', 'language', 'check_name'], name='cards_trans_game_6a6ac2_idx')],
                 'constraints': [models.UniqueConstraint(fields=('content_type', 'object_id', 'field', 'language', 'check_name'), name='one_stored_finding_per_check_and_text')],
             },
