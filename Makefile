@@ -82,7 +82,7 @@ bench-preview: $(DEV_STAMP)
 bench-checks: $(DEV_STAMP)
 	$(BIN)/python bench/checks_speed.py
 
-## bench-editor: the translation editor's page at 200 and at 20,000 objects (target: within 1.5x)
+## bench-editor: the translation editor (pages, a search) and the progress page at 200 and at 20,000 objects (target: within 1.5x)
 bench-editor: $(DEV_STAMP)
 	$(BIN)/python bench/editor_speed.py
 

@@ -7,6 +7,7 @@ class CardsConfig(AppConfig):
     verbose_name = "Cards"
 
     def ready(self) -> None:
+        from cards import findings
         from cards.roles import on_post_migrate
 
         # The groups hold permissions of all three apps: refresh them once each app's own
@@ -14,3 +15,6 @@ class CardsConfig(AppConfig):
         for label in ("cards", "exports", "games"):
             post_migrate.connect(on_post_migrate, sender=apps.get_app_config(label),
                                  dispatch_uid=f"groups-after-{label}")
+        # Stored translation check findings follow every change they depend on.
+        findings.connect_signals()
+        post_migrate.connect(findings.on_post_migrate, sender=self, dispatch_uid="findings-rebuild")

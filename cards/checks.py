@@ -345,44 +345,62 @@ class CheckedText:
     findings: list[Finding]
 
 
-def catalogue_findings(game: str, language: str) -> Iterator[CheckedText]:
-    """Every translated text of a game in one language, with its open findings.
+def catalogue_findings(game: str, language: str, only: dict[type, Iterable[int]] | None = None,
+                       ) -> Iterator[CheckedText]:
+    """Every translated text of a game in one language, with its open findings (with
+    ``only``: of those objects alone, model -> primary keys).
 
     A few queries per content type, whatever the catalogue's size: the objects, their
-    translations and the dismissals are each read once.
+    translations and the dismissals are each read once (per 900 objects with ``only``).
     """
-    from cards.models import Slogan, SloganOption, Translation
     from cards.progress import models_of
 
     glossary = load_glossary(language)[game]
-    dismissals = Dismissals.load(language)
+    every_dismissal = Dismissals.load(language) if only is None else None
     for model in models_of(game):
-        content_type = ContentType.objects.get_for_model(model)
-        translations = {
-            (object_id, field_name): (text, state)
-            for object_id, field_name, text, state in Translation.objects.filter(
-                content_type=content_type, language=language).exclude(text="").values_list(
-                "object_id", "field", "text", "state")
-        }
-        if not translations:
-            continue
-        queryset = model._default_manager.all()
-        if model is SloganOption:
-            queryset = queryset.select_related("slogan").order_by("slogan__key", "position")
-        else:
-            queryset = queryset.order_by("key")
-        for obj in queryset.iterator(chunk_size=2000):
-            for name in model.TRANSLATABLE_FIELDS:
-                found = translations.get((obj.pk, name))
-                if found is None:
-                    continue
-                keeps = isinstance(obj, Slogan) and obj.keep_german
-                unit = TextUnit(obj, name, language, str(getattr(obj, name)), found[0], found[1],
-                                keeps, glossary)
-                findings = open_findings(unit, dismissals, content_type.pk)
-                label = (f"{obj.slogan.key}:option_{obj.position}" if isinstance(obj, SloganOption)
-                         else f"{obj.key}:{name}")
-                yield CheckedText(obj, name, language, label, findings)
+        if only is None:
+            yield from _model_findings(model, language, glossary, None, every_dismissal)
+        elif model in only:
+            ids = sorted(set(only[model]))
+            for start in range(0, len(ids), 900):  # SQLite's limit of parameters per statement
+                yield from _model_findings(model, language, glossary, ids[start:start + 900])
+
+
+def _model_findings(model: Any, language: str, glossary: Glossary, ids: list[int] | None,
+                    dismissals: Dismissals | None = None) -> Iterator[CheckedText]:
+    from cards.models import Slogan, SloganOption, Translation
+
+    content_type = ContentType.objects.get_for_model(model)
+    translations = Translation.objects.filter(content_type=content_type, language=language)
+    queryset = model._default_manager.all()
+    if ids is not None:
+        translations = translations.filter(object_id__in=ids)
+        queryset = queryset.filter(pk__in=ids)
+    found_texts = {
+        (object_id, field_name): (text, state)
+        for object_id, field_name, text, state in translations.exclude(text="").values_list(
+            "object_id", "field", "text", "state")
+    }
+    if not found_texts:
+        return
+    if dismissals is None:
+        dismissals = Dismissals.load(language, None if ids is None else {content_type.pk: ids})
+    if model is SloganOption:
+        queryset = queryset.select_related("slogan").order_by("slogan__key", "position")
+    else:
+        queryset = queryset.order_by("key")
+    for obj in queryset.iterator(chunk_size=2000):
+        for name in model.TRANSLATABLE_FIELDS:
+            found = found_texts.get((obj.pk, name))
+            if found is None:
+                continue
+            keeps = isinstance(obj, Slogan) and obj.keep_german
+            unit = TextUnit(obj, name, language, str(getattr(obj, name)), found[0], found[1],
+                            keeps, glossary)
+            findings = open_findings(unit, dismissals, content_type.pk)
+            label = (f"{obj.slogan.key}:option_{obj.position}" if isinstance(obj, SloganOption)
+                     else f"{obj.key}:{name}")
+            yield CheckedText(obj, name, language, label, findings)
 
 
 def finding_counts(game: str, language: str) -> dict[str, int]:

@@ -18,6 +18,7 @@ from simple_history.utils import bulk_create_with_history, bulk_update_with_hist
 
 from cards.concurrency import bump_versions
 from cards.files import COLUMNS, TRANSLATION_COLUMNS, normalise_type_name
+from cards.findings import mark_objects
 from cards.import_diff import ReadableDiff
 from cards.models import (
     AlfonsCard,
@@ -178,9 +179,11 @@ class KeyedResource(resources.ModelResource):
             try:
                 for obj in self.create_instances:
                     obj.prepare_for_bulk()
-                bulk_create_with_history(self.create_instances, self._meta.model,
-                                         batch_size=batch_size,
-                                         default_change_reason=self.change_reason)
+                created = bulk_create_with_history(self.create_instances, self._meta.model,
+                                                   batch_size=batch_size,
+                                                   default_change_reason=self.change_reason)
+                # bulk_create sends no post_save: the stored check findings learn it here
+                mark_objects(self._meta.model, [obj.pk for obj in created])
             except Exception as exc:  # reported as the file's error; the import rolls back
                 self.handle_import_error(result, exc, raise_errors)
             finally:
@@ -201,6 +204,7 @@ class KeyedResource(resources.ModelResource):
                                          batch_size=batch_size,
                                          default_change_reason=self.change_reason)
                 sources_changed_in_bulk([(obj, c) for obj, c in changes if c])
+                mark_objects(self._meta.model, [obj.pk for obj in self.update_instances])
             except Exception as exc:  # reported as the file's error; the import rolls back
                 self.handle_import_error(result, exc, raise_errors)
             finally:
