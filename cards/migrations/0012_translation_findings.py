@@ -11,7 +11,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cards', '0011_brand_owners'),
+        ('cards', '0012_slogan_markets_uk_us'),  # after the markets' migration (two branches)
         ('contenttypes', '0002_remove_content_type_name'),
     ]
 
