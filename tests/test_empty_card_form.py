@@ -26,7 +26,7 @@ def _form(client) -> dict:
 
 def test_the_empty_add_slogan_card_form_has_no_findings_and_asks_to_fill_in_the_card(mini_catalogue, su):
     answer = su.post(PREVIEW, _form(su)).json()
-    assert answer == {"previews": [], "problems": [], "absent": [],
+    assert answer == {"previews": [], "problems": [], "absent": [], "decks": [],
                       "notice": "Fill in the card to see its preview."}
 
 
