@@ -96,10 +96,12 @@ def test_the_starter_catalogue_loads_and_obeys_every_rule_in_both_languages():
         (False, "MIT"), (True, "CC0-1.0")}
     assert SignSymbol.objects.count() * SignColour.objects.count() == SignCard.objects.count()
     assert SloganCard.objects.count() >= 306 and Slogan.objects.count() >= 612
-    # the English edition: 120 cards and more, every text in English (strict: no German fallback)
-    english = build_pack("slogan", "en", strict=True)["body"]["cards"]
-    assert len(english) >= 120
-    assert all(s["status"] == "approved" for c in english for s in c["slogans"])
+    # the English edition, the UK deck and the US deck together: 120 cards and more, every text
+    # in English (strict: no German fallback); a UK table has a deck of its own (issue 26)
+    uk, us = (build_pack("slogan", market, strict=True)["body"]["cards"] for market in ("en-GB", "en-US"))
+    english = {c["key"]: c for c in uk + us}
+    assert len(english) >= 120 and len(uk) >= 50 and len(us) >= 80
+    assert all(s["status"] == "approved" for c in english.values() for s in c["slogans"])
     assert len(build_pack("slogan", "de")["body"]["cards"]) >= 200
     assert SloganOption.objects.count() == 4 * Slogan.objects.count()
     assert AlfonsCard.objects.count() == 60
