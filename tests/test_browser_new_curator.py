@@ -365,6 +365,8 @@ def test_11_the_small_ones_read_right(live_server, carla, tmp_path):
     expect(page.locator("label[for=id_weight_g]")).to_have_text(re.compile(r"^Weight:?$"))
     page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_changelist')}")
     page.click("a.export_link")
+    page.wait_for_url(re.compile(r"/export/"))
+    expect(page.locator("#id_format option").first).to_be_attached()  # the export page is up
     formats = page.locator("#id_format option").all_inner_texts()
     assert "XLSX" in formats and "xlsx" not in formats
     expect(page.locator("#content")).not_to_contain_text("Weight G")
