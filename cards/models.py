@@ -677,7 +677,7 @@ class Slogan(Content):
 
     card = models.ForeignKey(SloganCard, on_delete=models.CASCADE, related_name="slogans")
     side = models.PositiveSmallIntegerField(
-        choices=[(1, "first slogan"), (2, "second slogan")],
+        choices=[(1, "First slogan"), (2, "Second slogan")],
         validators=[MinValueValidator(1), MaxValueValidator(2)],
     )
     text = _text_field(

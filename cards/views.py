@@ -113,11 +113,14 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
                 "since you opened the page and not saved: yours and theirs are shown below.",
             )
         shown = outcome.rows  # the submitted texts, not the page as it is now
+        from_page = False
         if not outcome.errors:
             for row in shown:
                 row.saved = row.ident in outcome.saved_idents
     else:
-        shown = _kept_rows(request, game, language) or [EditorRow.of(unit) for unit in page.object_list]
+        kept_rows = _kept_rows(request, game, language)
+        shown = kept_rows or [EditorRow.of(unit) for unit in page.object_list]
+        from_page = not kept_rows
     attach_findings(shown, game, language)
     attach_suggestions(shown, language)
     query = urlencode({key: value for key, value in (("state", state), ("q", search)) if value})
@@ -140,6 +143,8 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
         "next_url": request.get_full_path(),
         "check_url": reverse("admin:cards_translate_check", args=[game, language]),
         "kept": any(row.saved for row in shown),
+        # the rows are the ones a save kept, not this page of the list: the counts say both
+        "from_page": from_page,
         "state_label": dict([("", ""), (EMPTY, "missing"), *TranslationState.choices]).get(state, ""),
     }
     return TemplateResponse(request, "admin/cards/translate.html", context)

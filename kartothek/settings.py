@@ -132,6 +132,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The same backend, with the writers of one process queueing on a lock of that process
     # instead of in SQLite's sleeping busy handler (kartothek/sqlite/base.py says why).
     DATABASES["default"]["ENGINE"] = "kartothek.sqlite"
+# Closed SQLite connections a server process keeps for its next requests (per database file):
+# opening one and reading its schema costs a hundred times the play mode's queries.
+KARTOTHEK_SQLITE_POOL = env_int("KARTOTHEK_SQLITE_POOL", 8)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -237,6 +237,9 @@ def test_a_saved_text_stays_on_the_missing_page_marked_saved(printer, tina):
     assert "saved" in row and "✓ saved" in row
     assert "finding-ending-punctuation" in row  # its problems are seen after the save
     assert "Nothing to translate here" not in page
+    # the counts say which rows these are, not "page 1 of 1 (0 texts)" under a shown row
+    assert "1 text kept on the page after your save" in page
+    assert "(0 texts)" not in page
     fresh = tina.get(EDITOR, {"state": "empty"}).content.decode()
     assert f'id="unit-{ident}"' not in fresh  # left and opened again: the page as it is now
 

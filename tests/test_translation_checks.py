@@ -361,9 +361,9 @@ def test_the_editor_shows_the_checks_beside_each_text(mini_catalogue):
 def test_the_editor_searches_source_and_translation(mini_catalogue):
     client = _client("Translators")
     by_source = client.get(_editor("symbols"), {"q": "liebe"}).content.decode()
-    assert "goethe" not in by_source and "Love" in by_source and "(1 texts)" in by_source
+    assert "goethe" not in by_source and "Love" in by_source and "(1 text)" in by_source
     by_translation = client.get(_editor("symbols"), {"q": "ITALY"}).content.decode()
-    assert "Italien" in by_translation and "(1 texts)" in by_translation
+    assert "Italien" in by_translation and "(1 text)" in by_translation
     assert "No text matches" in client.get(_editor("symbols"), {"q": "zzz-nothing"}).content.decode()
 
 
