@@ -1,4 +1,5 @@
-"""The translation checks' findings, stored and kept up to date as texts change.
+"""The translation checks' findings, stored and kept up to date as texts change, and with them
+the texts' counts per state (:class:`TranslationCount`, the progress page's figures).
 
 What a finding is stays with :mod:`cards.checks` (``catalogue_findings``): this module only
 stores what it finds, so the progress page counts findings with one query instead of
@@ -13,7 +14,8 @@ How they stay up to date:
   :func:`mark_objects`). A glossary entry marks its whole language (of its game, if it has
   one). A change that is rolled back takes its mark with it.
 * :func:`refresh_findings` runs the checks again for what the marks name, from committed
-  data, stores the result and deletes those marks. It runs after each commit that wrote a
+  data, stores the result (and counts again the states of each kind it touched) and deletes
+  those marks. It runs after each commit that wrote a
   mark, and before anything reads the stored findings (so a crash between a commit and its
   refresh only delays it).
 * Refreshes take one lock (PostgreSQL: an advisory transaction lock; SQLite transactions are
@@ -41,7 +43,7 @@ from django.db.models.signals import post_delete, post_save, pre_save
 #: The advisory lock key on PostgreSQL (any fixed number; "kartothek findings").
 LOCK_KEY = 4_172_001
 #: The migrations whose application makes ``migrate`` rebuild the findings afterwards.
-REBUILDING_MIGRATIONS = {("cards", "0012_translation_findings")}
+REBUILDING_MIGRATIONS = {("cards", "0012_translation_findings"), ("cards", "0015_translation_counts")}
 
 
 def target_languages() -> list[str]:
@@ -134,12 +136,13 @@ def refresh_findings() -> int:
 def rebuild_findings() -> int:
     """Run every check over the whole catalogue and store what it finds (the number of
     findings); marks written before are handled by it."""
-    from cards.models import StaleFindings, TranslationFinding
+    from cards.models import StaleFindings, TranslationCount, TranslationFinding
 
     with transaction.atomic():
         _lock()
         StaleFindings.objects.all().delete()
         TranslationFinding.objects.exclude(language__in=target_languages()).delete()
+        TranslationCount.objects.exclude(language__in=target_languages()).delete()
         for game in _games():
             for language in target_languages():
                 _store(game, language, None)
@@ -178,6 +181,24 @@ def _store(game: str, language: str, only: dict[type, set[int]] | None) -> None:
         for finding in checked.findings
     ]
     TranslationFinding.objects.bulk_create(rows, batch_size=500)
+    for model in (only or type_ids):
+        _store_counts(model, language)
+
+
+def _store_counts(model: type, language: str) -> None:
+    """Replace the stored counts per state of every field of a kind in a language (one
+    counting query per field: what the progress page would otherwise run on every load)."""
+    from cards.models import TranslationCount
+    from cards.progress import count_by_state
+
+    type_id = ContentType.objects.get_for_model(model).pk
+    TranslationCount.objects.filter(content_type_id=type_id, language=language).delete()
+    TranslationCount.objects.bulk_create([
+        TranslationCount(content_type_id=type_id, field=name, language=language, state=state,
+                         texts=n)
+        for name in model.TRANSLATABLE_FIELDS
+        for state, n in count_by_state(model, name, language).items()
+    ])
 
 
 # --- reading ---------------------------------------------------------------------------
@@ -197,6 +218,21 @@ def stored_finding_counts(languages: list[str]) -> dict[tuple[str, str], dict[st
     for game, language, check, n in rows:
         if (game, language) in counts:
             counts[(game, language)][check] = n
+    return counts
+
+
+def stored_counts(game: str, language: str) -> dict[tuple[int, str], dict[str, int]]:
+    """(content type id, field) -> state -> filled texts, for the kinds of a game, as
+    ``cards.progress.count_by_state`` would count them (one query once up to date)."""
+    from cards.models import TranslationCount
+    from cards.progress import models_of
+
+    refresh_findings()
+    type_ids = [ContentType.objects.get_for_model(model).pk for model in models_of(game)]
+    counts: dict[tuple[int, str], dict[str, int]] = {}
+    rows = TranslationCount.objects.filter(content_type_id__in=type_ids, language=language)
+    for type_id, name, state, n in rows.values_list("content_type_id", "field", "state", "texts"):
+        counts.setdefault((type_id, name), {})[state] = n
     return counts
 
 

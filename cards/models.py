@@ -978,4 +978,4 @@ from cards.models_brands import BrandOwnership  # noqa: E402, F401
 from cards.models_checks import CheckDismissal, GlossaryTerm  # noqa: E402, F401
 
 # Stored translation check findings (cards/findings.py keeps them up to date).
-from cards.models_findings import StaleFindings, TranslationFinding  # noqa: E402, F401
+from cards.models_findings import StaleFindings, TranslationCount, TranslationFinding  # noqa: E402, F401

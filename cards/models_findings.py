@@ -1,4 +1,5 @@
-"""The translation checks' findings, stored, and the changes they have not followed yet.
+"""The translation checks' findings and the texts' counts per state, stored, and the changes
+they have not followed yet.
 
 Imported at the end of ``cards.models`` so Django sees these models as the cards app's.
 :mod:`cards.findings` keeps them up to date; the checks themselves stay in
@@ -58,3 +59,26 @@ class StaleFindings(models.Model):
         if self.content_type_id:
             return f"object {self.content_type_id}/{self.object_id}"
         return f"language {self.language} {self.game or 'every game'}"
+
+
+class TranslationCount(models.Model):
+    """How many filled texts (not empty) of one field of one kind are in a state for a
+    language, as ``cards.progress.count_by_state`` counts them; read by the progress page
+    instead of counting every translation on each load. Kept with the findings."""
+
+    content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE)
+    field = models.CharField(max_length=40)
+    language = models.CharField(max_length=10)
+    state = models.CharField(max_length=20)
+    texts = models.PositiveIntegerField()
+
+    class Meta:
+        verbose_name = "translation count"
+        default_permissions = ()  # derived from the texts: nobody edits it (no admin page)
+        constraints = [
+            models.UniqueConstraint(fields=["content_type", "field", "language", "state"],
+                                    name="one_stored_count_per_state"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.field} ({self.language}) {self.state}: {self.texts}"

@@ -61,32 +61,44 @@ def models_of(game: str) -> list[type[Translatable]]:
     return [m for m in TRANSLATABLE_MODELS if m.GAME == game]
 
 
-def progress(game: str, language: str) -> Progress:
-    """Counts of empty, needs editing, translated, approved (and deliberately German) texts."""
+def count_by_state(model: type[Translatable], name: str, language: str) -> dict[str, int]:
+    """The filled texts (not empty) of one field of a kind in each state, counted in the
+    translations (a slogan kept German is not counted: it is "untranslated")."""
+    content_type = ContentType.objects.get_for_model(model)
+    rows = Translation.objects.filter(content_type=content_type, field=name, language=language)
+    if model is Slogan and name == "text":
+        rows = rows.filter(object_id__in=Slogan.objects.filter(keep_german=False).values("pk"))
+    by_state = rows.exclude(text="").values("state").annotate(n=Count("id")).order_by()
+    return {row["state"]: row["n"] for row in by_state}
+
+
+def progress(game: str, language: str, *, stored: bool = True) -> Progress:
+    """Counts of empty, needs editing, translated, approved (and deliberately German) texts.
+
+    The counts per state are read from the stored ones (``cards.findings`` keeps them with the
+    findings, one query), or with ``stored=False`` counted in the translations."""
     result = Progress(game, language, {EMPTY: 0, "untranslated": 0, **dict.fromkeys(
         TranslationState.values, 0)})
+    kept_counts: dict[tuple[int, str], dict[str, int]] = {}
+    if stored:
+        from cards.findings import stored_counts, target_languages
+
+        stored = language in target_languages()  # the source language has none stored
+    if stored:
+        kept_counts = stored_counts(game, language)
     for model in models_of(game):
-        content_type = ContentType.objects.get_for_model(model)
+        type_id = ContentType.objects.get_for_model(model).pk
         for name in model.TRANSLATABLE_FIELDS:
             total = model._default_manager.count()
             if model is Slogan and name == "text":
-                kept = Slogan.objects.filter(keep_german=True)
-                result.counts["untranslated"] += kept.count()
-                total -= kept.count()
-                rows = Translation.objects.filter(
-                    content_type=content_type, field=name, language=language,
-                    object_id__in=Slogan.objects.filter(keep_german=False).values("pk"),
-                )
-            else:
-                rows = Translation.objects.filter(
-                    content_type=content_type, field=name, language=language
-                )
-            by_state = rows.exclude(text="").values("state").annotate(n=Count("id"))
-            counted = 0
-            for row in by_state:
-                result.counts[row["state"]] += row["n"]
-                counted += row["n"]
-            result.counts[EMPTY] += total - counted
+                kept = Slogan.objects.filter(keep_german=True).count()
+                result.counts["untranslated"] += kept
+                total -= kept
+            by_state = (kept_counts.get((type_id, name), {}) if stored
+                        else count_by_state(model, name, language))
+            for state, n in by_state.items():
+                result.counts[state] += n
+            result.counts[EMPTY] += total - sum(by_state.values())
     return result
 
 

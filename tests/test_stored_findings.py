@@ -1,5 +1,6 @@
-"""Stored translation check findings (cards/findings.py): after every kind of change they
-equal what running every check afresh (cards.checks.catalogue_findings) gives."""
+"""Stored translation check findings and counts per state (cards/findings.py): after every kind
+of change they equal what running every check afresh (cards.checks.catalogue_findings) and
+counting the translations (cards.progress.count_by_state) give."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from cards.models import (
     TranslationState,
 )
 from cards.po import export_po, import_po
+from cards.progress import progress
 from cards.translation import save_translation
 
 STARTER = Path(__file__).resolve().parent.parent / "fixtures"
@@ -59,6 +61,9 @@ def assert_up_to_date() -> set[tuple]:
     now = stored()
     assert now == fresh()
     assert not StaleFindings.objects.exists()
+    for game in Game.values:  # the progress page's stored counts, as counting them now gives
+        for language in target_languages():
+            assert progress(game, language).counts == progress(game, language, stored=False).counts
     return now
 
 
@@ -266,3 +271,17 @@ def test_the_starter_catalogue_import_stores_its_findings(db):
     again = import_catalogue(STARTER)  # a second run changes nothing, findings included
     assert again.changed == 0
     assert_up_to_date()
+
+
+@pytest.mark.django_db
+def test_the_progress_counts_are_read_stored_and_follow_a_save(catalogue):
+    obj = SauschwerObject.objects.create(key="frisch", name="Frisches Ding", weight_g=5, source="gewogen")
+    before = progress(Game.SAUSCHWER, "en").counts
+    save_translation(obj, "name", "en", "Fresh thing", state=TranslationState.TRANSLATED)
+    refresh_findings()  # as after the commit
+    with CaptureQueriesContext(connection) as queries:
+        after = progress(Game.SAUSCHWER, "en").counts
+    assert not [q for q in queries.captured_queries if '"cards_translation"' in q["sql"]]
+    assert after["translated"] == before["translated"] + 1
+    assert after["empty"] == before["empty"] - 1
+    assert after == progress(Game.SAUSCHWER, "en", stored=False).counts
