@@ -37,7 +37,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
-from django.db.models import Count
+from django.db.models import Count, Max
 from django.db.models.signals import post_delete, post_save, pre_save
 
 #: The advisory lock key on PostgreSQL (any fixed number; "kartothek findings").
@@ -187,18 +187,23 @@ def _store(game: str, language: str, only: dict[type, set[int]] | None) -> None:
 
 def _store_counts(model: type, language: str) -> None:
     """Replace the stored counts per state of every field of a kind in a language (one
-    counting query per field: what the progress page would otherwise run on every load)."""
-    from cards.models import TranslationCount
+    counting query per field: what the progress page would otherwise run on every load).
+
+    Every state gets a row, 0 too, so each recount writes rows with new, larger ids (ids are
+    never reused: AUTOINCREMENT on SQLite, a sequence on PostgreSQL): :func:`translations_stamp`
+    relies on it."""
+    from cards.models import TranslationCount, TranslationState
     from cards.progress import count_by_state
 
     type_id = ContentType.objects.get_for_model(model).pk
     TranslationCount.objects.filter(content_type_id=type_id, language=language).delete()
-    TranslationCount.objects.bulk_create([
-        TranslationCount(content_type_id=type_id, field=name, language=language, state=state,
-                         texts=n)
-        for name in model.TRANSLATABLE_FIELDS
-        for state, n in count_by_state(model, name, language).items()
-    ])
+    rows = []
+    for name in model.TRANSLATABLE_FIELDS:
+        counted = count_by_state(model, name, language)
+        rows += [TranslationCount(content_type_id=type_id, field=name, language=language,
+                                  state=state, texts=counted.get(state, 0))
+                 for state in TranslationState.values]
+    TranslationCount.objects.bulk_create(rows)
 
 
 # --- reading ---------------------------------------------------------------------------
@@ -234,6 +239,19 @@ def stored_counts(game: str, language: str) -> dict[tuple[int, str], dict[str, i
     for type_id, name, state, n in rows.values_list("content_type_id", "field", "state", "texts"):
         counts.setdefault((type_id, name), {})[state] = n
     return counts
+
+
+def translations_stamp(language: str) -> int | None:
+    """A number that grows whenever a translation of ``language`` (or anything a mark names)
+    has changed since it was last read: the largest id of its stored counts, which every
+    refresh writes anew for what it touched. ``None`` for a language nothing is stored for
+    (the source language). One small query once up to date, whatever the catalogue's size."""
+    from cards.models import TranslationCount
+
+    if language not in target_languages():
+        return None
+    refresh_findings()
+    return TranslationCount.objects.filter(language=language).aggregate(top=Max("id"))["top"]
 
 
 # --- what marks them stale -----------------------------------------------------------------

@@ -4,7 +4,8 @@ translations of the same or similar German texts, best first (as Weblate and Cro
 The memory of a language is every *approved* translation with the German it was made from
 (``Translation.source_text``). It is read once into an index (exact: the German with case
 and spacing ignored; fuzzy: its words) and kept in the process until a translation of that
-language changes (a cheap aggregate query tells: count, newest change, largest id), so an
+language changes (the stamp of the stored counts tells, ``cards.findings.translations_stamp``:
+one small query whatever the catalogue's size), so an
 editor page costs the same whatever the catalogue's size: each text looks only at the
 entries sharing one of its rarer words, at most :data:`MAX_CANDIDATES` of them, and scores
 those with :class:`difflib.SequenceMatcher`.
@@ -129,11 +130,17 @@ def memory_for(language: str) -> Memory:
     """The memory of ``language``, read again only when one of its translations changed."""
     from django.db.models import Count, Max
 
+    from cards.findings import translations_stamp
     from cards.models import Translation, TranslationState
 
     approved = Translation.objects.filter(language=language, state=TranslationState.APPROVED)
-    stamp = approved.aggregate(n=Count("pk"), newest=Max("updated_at"), top=Max("pk"))
-    signature = (stamp["n"], stamp["newest"], stamp["top"])
+    signature: tuple[Any, ...]
+    stored = translations_stamp(language)  # grows with every change of the language's texts
+    if stored is not None:
+        signature = ("stored", stored)
+    else:  # a language without stored counts: an aggregate over its approved translations
+        stamp = approved.aggregate(n=Count("pk"), newest=Max("updated_at"), top=Max("pk"))
+        signature = (stamp["n"], stamp["newest"], stamp["top"])
     with _lock:
         cached = _cache.get(language)
         if cached is not None and cached[0] == signature:

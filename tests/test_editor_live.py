@@ -5,6 +5,7 @@ import json
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.contrib.contenttypes.models import ContentType
 from django.test import Client
 from django.urls import reverse
 
@@ -210,6 +211,15 @@ def test_memory_follows_changes_to_approved_translations(printer):
     save_translation(kopierer, "text", "en", "You repair the copier. Move forward 2 spaces.",
                      "translated")
     assert memory_for("en").suggest(PRINTER) == []  # only approved texts are offered
+
+
+def test_memory_forgets_a_deleted_approved_translation(printer):
+    assert any(s.text.startswith("You fix the photocopier") for s in memory_for("en").suggest(PRINTER))
+    kopierer = AlfonsCard.objects.get(key="kopierer")
+    Translation.objects.filter(object_id=kopierer.pk, field="text", language="en",
+                               content_type=ContentType.objects.get_for_model(AlfonsCard)).delete()
+    assert not any(s.text.startswith("You fix the photocopier")
+                   for s in memory_for("en").suggest(PRINTER))
 
 
 def test_the_editor_offers_suggestions_with_their_score(printer, tina):
