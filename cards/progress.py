@@ -79,13 +79,10 @@ def progress(game: str, language: str, *, stored: bool = True) -> Progress:
     findings, one query), or with ``stored=False`` counted in the translations."""
     result = Progress(game, language, {EMPTY: 0, "untranslated": 0, **dict.fromkeys(
         TranslationState.values, 0)})
-    kept_counts: dict[tuple[int, str], dict[str, int]] = {}
-    if stored:
-        from cards.findings import stored_counts, target_languages
+    from cards.findings import stored_counts, target_languages
 
-        stored = language in target_languages()  # the source language has none stored
-    if stored:
-        kept_counts = stored_counts(game, language)
+    stored = stored and language in target_languages()  # the source language has none stored
+    kept_counts = stored_counts(game, language) if stored else {}
     for model in models_of(game):
         type_id = ContentType.objects.get_for_model(model).pk
         for name in model.TRANSLATABLE_FIELDS:

@@ -66,6 +66,7 @@ def idle_connections(name: str) -> int:
 
 class DatabaseWrapper(base.DatabaseWrapper):
     _holds_writer_lock = False
+    _pooled_as: str | None = None  # the pool the open connection goes back to when closed
 
     def _writer(self) -> threading.Lock:
         return _writer_lock(str(self.settings_dict["NAME"]))
@@ -91,7 +92,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def _keep(self) -> bool:
         """Put the open connection back in the pool (``False``: it must really be closed)."""
-        conn, key = self.connection, getattr(self, "_pooled_as", None)
+        conn, key = self.connection, self._pooled_as
         if conn is None or key is None or conn.in_transaction:
             return False
         with _POOLS_GUARD:
