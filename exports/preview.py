@@ -45,7 +45,6 @@ from exports.pdf.text import fit
 DEFAULT_WIDTH = 240          # px: a card at about 1:1 on a screen at 96 dpi is 238 px wide
 MIN_WIDTH, MAX_WIDTH = 48, 1000
 SIDES = ("front", "back")
-PNG_LEVEL = 1                # zlib: a preview lives seconds to hours; time matters more than bytes
 CACHE_SECONDS = 24 * 3600
 OPTIONS = DeckOptions(layout="single", bleed=0.0, contents_page=False)
 
@@ -169,28 +168,21 @@ def _draw_face(renderer: Any, out: io.BytesIO, group_name: str, side: str) -> No
 
 
 def rasterise(pdf: bytes, width_px: int) -> bytes:
-    """The first page of ``pdf`` as a PNG ``width_px`` wide (pdfium, in this process)."""
-    import pypdfium2
+    """The first page of ``pdf`` as a PNG ``width_px`` wide (PDFium, in this process).
 
-    from exports.pdf.raster import PDFIUM_LOCK
+    Drawn by the print-shop rasteriser (exports/pdf/raster.py), which calls PDFium only
+    under its process-wide lock and leaves no PDFium object for Python's garbage collector
+    to free later on some other thread: pypdfium2's wrappers free their bitmap in a
+    finalizer, outside any lock, while another thread may be drawing a page.
+    """
+    from exports.pdf.raster import pdf_to_pngs
 
-    # PDFium is not thread-safe: one lock per process for the previews and the print-shop PNGs.
-    with PDFIUM_LOCK:
-        document = pypdfium2.PdfDocument(pdf)
-        try:
-            page = document[0]
-            width_pt = page.get_width()
-            bitmap = page.render(scale=width_px / width_pt)
-            image = bitmap.to_pil()
-            page.close()
-        finally:
-            document.close()
-    height = height_for(width_px)
-    if image.size != (width_px, height):  # rounding in pdfium's size: one pixel at most
-        image = image.resize((width_px, height))
-    out = io.BytesIO()
-    image.convert("RGB").save(out, format="PNG", compress_level=PNG_LEVEL)
-    return out.getvalue()
+    width_mm = OPTIONS.size[0]
+    pages = pdf_to_pngs(pdf, width_px, height_for(width_px), round(width_px / width_mm * 25.4))
+    try:
+        return next(pages)
+    finally:
+        pages.close()  # closes the document (under the lock) without drawing further pages
 
 
 def card_preview(game: str, item: dict[str, Any], language: str, *, side: str = "front",

@@ -74,3 +74,34 @@ def test_pages_rasterised_on_several_threads_at_once_are_the_same_pixels():
     for thread in threads:
         thread.join()
     assert all(result == alone for result in results)
+
+
+def test_previews_and_print_pngs_drawn_on_threads_at_once_are_the_same_pixels():
+    # the admin's card previews and the print-shop PNGs share PDFium in one process: neither
+    # may call into it outside the lock (a wrapper's finalizer freeing a bitmap included)
+    from exports.preview import rasterise
+
+    pdf = _pdf(2)
+    pngs_alone = list(pdf_to_pngs(pdf, 825, 1125, 300))
+    preview_alone = rasterise(pdf, 240)
+    with Image.open(io.BytesIO(preview_alone)) as image:
+        assert image.mode == "RGB" and image.size[0] == 240
+    pngs: list[list[bytes]] = []
+    previews: list[bytes] = []
+
+    def print_pngs() -> None:
+        for _ in range(3):
+            pngs.append(list(pdf_to_pngs(pdf, 825, 1125, 300)))
+
+    def preview_pngs() -> None:
+        for _ in range(12):
+            previews.append(rasterise(pdf, 240))
+
+    threads = [threading.Thread(target=target)
+               for target in (print_pngs, preview_pngs, print_pngs, preview_pngs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(pngs) == 6 and all(result == pngs_alone for result in pngs)
+    assert len(previews) == 24 and all(result == preview_alone for result in previews)
