@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run serve worker test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play bench-png bench-preview bench-checks bench-editor mutate clean
+.PHONY: run serve worker test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play bench-png bench-preview bench-checks bench-editor bench-paths mutate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,7 +60,7 @@ test-fast: $(DEV_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## bench: the speed benchmarks (ratios against a floor measured in the same run)
-bench: bench-import bench-pack bench-serve bench-pdf bench-play bench-png bench-preview bench-checks bench-editor
+bench: bench-import bench-pack bench-serve bench-pdf bench-play bench-paths bench-png bench-preview bench-checks bench-editor
 
 bench-import: $(DEV_STAMP)
 	$(BIN)/python bench/import_speed.py
@@ -93,6 +93,10 @@ bench-serve: $(DEV_STAMP)
 ## bench-play: gunicorn on loopback, 50 rooms of 6 players polling once a second for 60 s
 bench-play: $(DEV_STAMP)
 	$(BIN)/python bench/play_speed.py
+
+## bench-paths: a play request's CPU through Django's ASGI path and through the play path
+bench-paths: $(DEV_STAMP)
+	$(BIN)/python bench/request_path_speed.py
 
 .PHONY: load faults fuzz-api
 

@@ -226,6 +226,9 @@ KARTOTHEK_PLAY_SIGN_BOT_DELAY = (2.0, 4.0)
 # moves made through another process on the same file arrive, within that time).
 KARTOTHEK_PLAY_EVENTS_HEARTBEAT = float(env_str("KARTOTHEK_PLAY_EVENTS_HEARTBEAT") or 15)
 KARTOTHEK_PLAY_EVENTS_CHECK = float(env_str("KARTOTHEK_PLAY_EVENTS_CHECK") or 0.05)
+# Threads per server process that answer the play pages and the play API, each request on one
+# of them from start to end (kartothek/asgi.py says why).
+KARTOTHEK_PLAY_THREADS = env_int("KARTOTHEK_PLAY_THREADS", 8, minimum=1)
 # --- Login throttling (django-axes): failed logins are counted in the database, so every
 # app server sees them. After AXES_FAILURE_LIMIT failures the (user name, client address)
 # pair is refused with 429 for AXES_COOLOFF_MINUTES; a successful login resets the count.

@@ -1,0 +1,145 @@
+"""kartothek/asgi.py's three ways through: a play request runs from start to end on one thread
+of the play pool (as under a WSGI server), with the whole middleware; everything else keeps
+Django's ASGI path. Driven through the ASGI application itself, as uvicorn calls it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from typing import Any
+
+import pytest
+from django.core import signals
+
+from kartothek.asgi import application
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def call(method: str, path: str, *, headers: dict[str, str] | None = None,
+         body: bytes = b"", query: bytes = b"") -> tuple[int, dict[str, str], bytes]:
+    """One request through ``kartothek.asgi.application``: status, headers, body."""
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query,
+        "root_path": "", "client": ("127.0.0.1", 50000), "server": ("testserver", 80),
+        "headers": [(b"host", b"testserver"),
+                    *((k.lower().encode(), v.encode()) for k, v in (headers or {}).items())],
+    }
+    messages: list[dict[str, Any]] = []
+
+    async def run() -> None:
+        delivered = False
+
+        async def receive() -> dict[str, Any]:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            await asyncio.Event().wait()  # a client that stays until the answer is sent
+            raise AssertionError("unreachable")
+
+        async def send(message: dict[str, Any]) -> None:
+            messages.append(message)
+
+        await application(scope, receive, send)
+
+    asyncio.run(run())
+    start = messages[0]
+    assert start["type"] == "http.response.start"
+    answer = {k.decode().lower(): v.decode() for k, v in start["headers"]}
+    content = b"".join(m.get("body", b"") for m in messages[1:])
+    return start["status"], answer, content
+
+
+@pytest.fixture
+def threads_seen() -> Any:
+    """The names of the threads that sent request_started and request_finished."""
+    seen: dict[str, list[str]] = {"started": [], "finished": []}
+
+    def started(**kwargs: Any) -> None:
+        seen["started"].append(threading.current_thread().name)
+
+    def finished(**kwargs: Any) -> None:
+        seen["finished"].append(threading.current_thread().name)
+
+    signals.request_started.connect(started, weak=False)
+    signals.request_finished.connect(finished, weak=False)
+    yield seen
+    signals.request_started.disconnect(started)
+    signals.request_finished.disconnect(finished)
+
+
+def test_a_play_request_runs_from_start_to_finish_on_one_play_thread(threads_seen):
+    status, headers, body = call("GET", "/api/play/rooms/ZZZZZZ")
+    assert status == 404 and json.loads(body)["status"] == 404
+    assert len(threads_seen["started"]) == len(threads_seen["finished"]) == 1
+    assert threads_seen["started"] == threads_seen["finished"]
+    assert threads_seen["started"][0].startswith("kartothek-play")
+
+
+def test_a_play_page_gets_the_whole_middleware(threads_seen):
+    status, headers, body = call("GET", "/play/")
+    assert status == 200 and b"<html" in body.lower()
+    # the security middleware, django-csp and the clickjacking guard all ran
+    assert "content-security-policy" in headers and headers["x-frame-options"] == "DENY"
+    assert headers["x-content-type-options"] == "nosniff"
+    assert threads_seen["started"][0].startswith("kartothek-play")
+
+
+def test_a_forged_play_post_with_a_cookie_and_no_csrf_token_is_still_refused():
+    status, _, body = call("POST", "/api/play/rooms", body=b'{"game": "symbols"}',
+                           headers={"content-type": "application/json",
+                                    "cookie": "sessionid=forged"})
+    assert status == 403 and "CSRF" in json.loads(body)["error"]
+
+
+def test_a_room_is_opened_joined_and_read_through_the_play_path():
+    from tests.play.core_helpers import release_of
+
+    release_of("sauschwer")
+    json_type = {"content-type": "application/json"}
+    status, _, body = call("POST", "/api/play/rooms", headers=json_type,
+                           body=json.dumps({"game": "sauschwer", "language": "en",
+                                            "name": "Ada"}).encode())
+    assert status == 201, body
+    opened = json.loads(body)
+    code, host_token = opened["code"], opened["token"]
+    status, _, body = call("POST", f"/api/play/rooms/{code}/seats", headers=json_type,
+                           body=b'{"name": "Bo"}')
+    assert status == 201, body
+    status, headers, body = call("GET", f"/api/play/rooms/{code}",
+                                 headers={"authorization": f"Bearer {host_token}"})
+    assert status == 200 and headers["etag"]
+    names = [seat["name"] for seat in json.loads(body)["seats"]]
+    assert names == ["Ada", "Bo"]
+    # the same version again is a 304 without a body, as the polling pages rely on
+    status, _, body = call("GET", f"/api/play/rooms/{code}",
+                           headers={"authorization": f"Bearer {host_token}",
+                                    "if-none-match": headers["etag"]})
+    assert status == 304 and body == b""
+
+
+def test_other_paths_keep_djangos_asgi_path(threads_seen):
+    status, _, _ = call("GET", "/api/packs")
+    assert status in (200, 401, 403, 404)
+    assert threads_seen["started"] and not threads_seen["started"][0].startswith("kartothek-play")
+
+
+def test_a_play_request_hands_its_database_connection_back():
+    from django.db import connection
+
+    seen: list[Any] = []
+
+    def finished(**kwargs: Any) -> None:
+        seen.append(connection)
+
+    call("GET", "/api/play/rooms/ZZZZZZ")  # the first request may start the pool's thread
+    signals.request_finished.connect(finished, weak=False)
+    try:
+        call("GET", "/api/play/rooms/ZZZZZZ")
+    finally:
+        signals.request_finished.disconnect(finished)
+    # request_finished ran on the play thread and closed that thread's connection afterwards
+    assert seen and seen[0].connection is None
