@@ -234,7 +234,47 @@ class _Lru(OrderedDict):  # type: ignore[type-arg]
                 self.popitem(last=False)
 
 
-_STATES = _Lru(512)
+class _NewestStates:
+    """The newest parsed state of each room this process has read, for at most ``size`` rooms
+    (the room stored least recently goes first). A state at a version never changes, and what
+    polls and streams ask for is a room's newest; keeping older versions too (a cache of 512
+    versions did) held three or four states of every busy room, each ~5x its JSON in memory,
+    and grew with every game's log. An older version asked for again is parsed again."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._rooms: OrderedDict[tuple[Any, ...], tuple[tuple[int, int], Any]] = OrderedDict()
+
+    @staticmethod
+    def _split(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[int, int]]:
+        pk, code, seed, game_number, version = key
+        return (pk, code, seed), (game_number, version)
+
+    def get(self, key: tuple[Any, ...]) -> Any:
+        room, at = self._split(key)
+        found = self._rooms.get(room)
+        return found[1] if found is not None and found[0] == at else None
+
+    def put(self, key: tuple[Any, ...], state: Any) -> None:
+        room, at = self._split(key)
+        with _LRU_LOCK:
+            found = self._rooms.get(room)
+            if found is not None and found[0] > at:
+                return  # a slower reader of an older version: the newer state stays
+            self._rooms[room] = (at, state)
+            self._rooms.move_to_end(room)
+            while len(self._rooms) > self.size:
+                self._rooms.popitem(last=False)
+
+    def clear(self) -> None:
+        with _LRU_LOCK:
+            self._rooms.clear()
+
+    def __len__(self) -> int:
+        return len(self._rooms)
+
+
+_STATES = _NewestStates(512)
 _PACKS = _Lru(16)
 
 

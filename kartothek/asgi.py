@@ -45,8 +45,14 @@ class Handler(ASGIHandler):
         self._threads = max(1, int(settings.KARTOTHEK_PLAY_THREADS))
         self._pool: ThreadPoolExecutor | None = None
         self._pool_pid = 0
+        self._process = 0
 
     async def __call__(self, scope, receive, send):  # type: ignore[no-untyped-def]
+        if self._process != os.getpid():  # this process's first request (a worker is a fork)
+            from kartothek.malloc import start_trimming
+
+            self._process = os.getpid()
+            start_trimming()
         if scope["type"] == "http":
             path = scope.get("path", "")
             if _STREAM.match(path):
@@ -103,9 +109,10 @@ class Handler(ASGIHandler):
 def _application() -> ASGIHandler:
     import django
 
-    from kartothek.malloc import limit_arenas
+    from kartothek.malloc import limit_arenas, trim_interval
 
     limit_arenas()  # before the first request thread (kartothek/malloc.py says why)
+    trim_interval()  # a wrong KARTOTHEK_MALLOC_TRIM stops the start, not the first request
 
     django.setup(set_prefix=False)
     return Handler()

@@ -72,7 +72,7 @@ def threads_seen() -> Any:
 
 
 def test_a_play_request_runs_from_start_to_finish_on_one_play_thread(threads_seen):
-    status, headers, body = call("GET", "/api/play/rooms/ZZZZZZ")
+    status, _, body = call("GET", "/api/play/rooms/ZZZZZZ")
     assert status == 404 and json.loads(body)["status"] == 404
     assert len(threads_seen["started"]) == len(threads_seen["finished"]) == 1
     assert threads_seen["started"] == threads_seen["finished"]

@@ -1,10 +1,12 @@
 """The app server limits glibc's malloc arenas (kartothek/malloc.py): many busy threads share
 two arenas instead of getting one each, which kept a worker's memory creeping up."""
 
+import ctypes
 import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -68,3 +70,52 @@ def test_a_limit_that_is_not_a_number_is_refused_with_its_name(monkeypatch):
     monkeypatch.setenv("KARTOTHEK_MALLOC_ARENAS", "two")
     with pytest.raises(ValueError, match="KARTOTHEK_MALLOC_ARENAS"):
         limit_arenas()
+
+
+def test_trimming_hands_free_heap_pages_back():
+    from kartothek.malloc import trim
+
+    if not hasattr(ctypes.CDLL(None), "gnu_get_libc_version"):
+        pytest.skip("glibc only")
+    # many small blocks freed in the middle of the heap: only a trim returns their pages
+    keep = []
+    for n in range(20000):
+        block = bytearray(4000)
+        if n % 50 == 0:
+            keep.append(block)
+    del block
+    assert trim() is True
+
+
+def test_the_trimming_thread_runs_once_per_process_and_trims_on_its_interval(monkeypatch):
+    from kartothek import malloc
+
+    calls: list[float] = []
+    monkeypatch.setattr(malloc, "trim", lambda: calls.append(1.0) or True)
+    monkeypatch.setattr(malloc, "_TRIMMER", None)
+    thread = malloc.start_trimming(0.01)
+    assert thread is not None and thread.daemon and thread.name == "kartothek-malloc-trim"
+    assert malloc.start_trimming(0.01) is thread  # the same process: the same thread
+    deadline = time.monotonic() + 5
+    while len(calls) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(calls) >= 3
+    monkeypatch.setattr(malloc, "_TRIMMER", None)  # a replaced thread ends after its sleep
+    thread.join(timeout=1)
+    assert not thread.is_alive()
+
+
+@pytest.mark.parametrize("raw", ["-1", "soon", "inf", "nan"])
+def test_a_wrong_trim_interval_is_refused_with_its_name(monkeypatch, raw):
+    from kartothek.malloc import trim_interval
+
+    monkeypatch.setenv("KARTOTHEK_MALLOC_TRIM", raw)
+    with pytest.raises(ValueError, match="KARTOTHEK_MALLOC_TRIM must be a number of seconds"):
+        trim_interval()
+
+
+def test_trimming_can_be_turned_off(monkeypatch):
+    from kartothek.malloc import start_trimming, trim_interval
+
+    monkeypatch.setenv("KARTOTHEK_MALLOC_TRIM", "0")
+    assert trim_interval() == 0 and start_trimming() is None

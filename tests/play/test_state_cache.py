@@ -1,0 +1,64 @@
+"""The parsed engine states a server process keeps (games/rooms.py ``_STATES``): one per room,
+the newest, so its memory follows the rooms being played, not how many moves they made."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import rooms
+from games.rooms import _NewestStates
+from tests.play.core_helpers import release_of, table
+
+
+def key(room: int, version: int, game: int = 1) -> tuple[object, ...]:
+    return (room, f"R{room}", "seed", game, version)
+
+
+def test_a_rooms_newer_state_replaces_its_older_one():
+    states = _NewestStates(8)
+    states.put(key(1, 1), {"v": 1})
+    states.put(key(1, 2), {"v": 2})
+    assert len(states) == 1
+    assert states.get(key(1, 2)) == {"v": 2} and states.get(key(1, 1)) is None
+
+
+def test_a_slow_reader_of_an_older_version_does_not_push_the_newer_state_out():
+    states = _NewestStates(8)
+    states.put(key(1, 5), {"v": 5})
+    states.put(key(1, 4), {"v": 4})
+    assert states.get(key(1, 5)) == {"v": 5} and states.get(key(1, 4)) is None
+
+
+def test_a_rematch_starts_over_at_its_own_versions():
+    states = _NewestStates(8)
+    states.put(key(1, 40, game=1), {"game": 1})
+    states.put(key(1, 3, game=2), {"game": 2})
+    assert states.get(key(1, 3, game=2)) == {"game": 2} and len(states) == 1
+
+
+def test_the_room_stored_least_recently_goes_first_when_full():
+    states = _NewestStates(2)
+    states.put(key(1, 1), "a")
+    states.put(key(2, 1), "b")
+    states.put(key(1, 2), "a2")  # room 1 is the most recent now
+    states.put(key(3, 1), "c")
+    assert states.get(key(2, 1)) is None
+    assert states.get(key(1, 2)) == "a2" and states.get(key(3, 1)) == "c"
+
+
+@pytest.mark.django_db
+def test_a_played_room_keeps_one_parsed_state_however_many_moves():
+    release_of("sauschwer")
+    rooms._STATES.clear()
+    players = table("sauschwer", 3)
+    moves = 0
+    for _ in range(12):
+        bodies = [player.body() for player in players]  # each reads the room's newest state
+        mover = next((p for p, b in zip(players, bodies, strict=True) if b["legal_actions"]), None)
+        if mover is None:
+            break
+        body = bodies[players.index(mover)]
+        assert mover.act(body["legal_actions"][0], version=body["version"]).status_code == 200
+        moves += 1
+    assert moves >= 3
+    assert len(rooms._STATES) == 1
