@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import threading
 from typing import Any
 
 from django.conf import settings
@@ -28,8 +29,9 @@ from django.conf import settings
 # cards of a game; tiles, symbols and colours are the board, public and not mapped.
 COLLECTIONS = ("cards", "concepts", "alfons", "slogans")
 
-_MAPS: dict[tuple[Any, ...], tuple[dict[str, str], dict[str, str], dict[str, Any]]] = {}
+_MAPS: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[dict[str, str], dict[str, str], dict[str, Any]]]] = {}
 _MAX_MAPS = 256
+_MAPS_LOCK = threading.Lock()
 
 
 def _keys(items: Any, found: list[str]) -> None:
@@ -72,17 +74,21 @@ def translate(value: Any, table: dict[str, str]) -> Any:
 
 
 def maps(room: Any, pack: dict[str, Any]) -> tuple[dict[str, str], dict[str, str], dict[str, Any]]:
-    """(key → id, id → key, the pack with ids) for a room, kept per room and pack."""
-    cache_key = (room.pk, room.code, room.seed, room.release_id)
-    found = _MAPS.get(cache_key)
-    if found is not None:
-        return found
+    """(key → id, id → key, the pack with ids) for a room, kept per room for its current game
+    only: a rematch (a new seed) replaces the room's maps rather than adding a second set, so
+    the memory follows the rooms being played, not the games they have had."""
+    room_key, game_key = (room.pk, room.code), (room.seed, room.release_id)
+    kept = _MAPS.get(room_key)
+    if kept is not None and kept[0] == game_key:
+        return kept[1]
     to_id = {key: card_id(room.code, room.seed, key) for key in card_keys(pack)}
     to_key = {value: key for key, value in to_id.items()}
     if len(to_key) != len(to_id):  # two keys on one id (2⁻⁴⁸ per pair): never silently
         raise RuntimeError("Two cards of this room got the same id.")
     found = (to_id, to_key, translate(pack, to_id))
-    if len(_MAPS) >= _MAX_MAPS:
-        _MAPS.pop(next(iter(_MAPS)))
-    _MAPS[cache_key] = found
+    with _MAPS_LOCK:  # the event streams build answers on several threads at once
+        _MAPS.pop(room_key, None)  # stored again at the end: the oldest stored goes first when full
+        while len(_MAPS) >= _MAX_MAPS:
+            _MAPS.pop(next(iter(_MAPS)))
+        _MAPS[room_key] = (game_key, found)
     return found

@@ -62,3 +62,21 @@ def test_a_played_room_keeps_one_parsed_state_however_many_moves():
         moves += 1
     assert moves >= 3
     assert len(rooms._STATES) == 1
+
+
+@pytest.mark.django_db
+def test_a_rematch_replaces_the_rooms_card_ids_instead_of_adding_a_second_set():
+    from games import cardids
+    from games.models import Room
+
+    release_of("sauschwer")
+    players = table("sauschwer", 3)
+    room = Room.objects.get(code=players[0].code)
+    pack = rooms.room_pack(room)
+    cardids._MAPS.clear()
+    first = cardids.maps(room, pack)
+    assert cardids.maps(room, pack) is first  # kept for the game
+    room.seed = f"{room.seed}-again"
+    second = cardids.maps(room, pack)
+    assert second[0] != first[0]  # new ids for the new game
+    assert len(cardids._MAPS) == 1
