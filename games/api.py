@@ -369,7 +369,9 @@ async def _stream(code: str, token: str | None, sent: int | None, first: dict[st
     yield b"retry: 2000\n\n"
     if first is not None:
         sent = first["version"]
-        yield _event(first)
+        event, first = _event(first), None  # a waiting stream holds no body (1,000 streams)
+        yield event
+        del event
     async with room_events.subscribe(code) as subscription:
         loop = asyncio.get_running_loop()
         beat_at = loop.time() + heartbeat
@@ -396,7 +398,9 @@ async def _stream(code: str, token: str | None, sent: int | None, first: dict[st
             if body is not None:
                 sent = body["version"]
                 beat_at = loop.time() + heartbeat
-                yield _event(body)
+                event, body = _event(body), None
+                yield event
+                del event
 
 
 @csrf_exempt

@@ -29,7 +29,9 @@ from django.conf import settings
 # cards of a game; tiles, symbols and colours are the board, public and not mapped.
 COLLECTIONS = ("cards", "concepts", "alfons", "slogans")
 
-_MAPS: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[dict[str, str], dict[str, str], dict[str, Any]]]] = {}
+Maps = tuple[dict[str, str], dict[str, str], dict[str, Any]]
+# per room (pk, code): (its game's seed and release, that game's maps)
+_MAPS: dict[tuple[Any, ...], tuple[tuple[Any, ...], Maps]] = {}
 _MAX_MAPS = 256
 _MAPS_LOCK = threading.Lock()
 

@@ -143,3 +143,12 @@ def test_a_play_request_hands_its_database_connection_back():
         signals.request_finished.disconnect(finished)
     # request_finished ran on the play thread and closed that thread's connection afterwards
     assert seen and seen[0].connection is None
+
+
+def test_the_app_server_freezes_what_it_loaded_and_collects_garbage_less_often():
+    import gc
+
+    from kartothek.asgi import GC_YOUNG
+
+    assert gc.get_threshold()[0] == GC_YOUNG > 700
+    assert gc.get_freeze_count() > 10_000  # Django and the app, loaded before the first request
