@@ -293,11 +293,29 @@ def room_state(room: Room) -> dict[str, Any] | None:
     if found is not None:
         return found  # type: ignore[no-any-return]
     if "state_json" in room.get_deferred_fields():
-        room.refresh_from_db(fields=["state_json"])
+        _read_state_json(room)
+        key = _state_key(room)
     state = room.state
     if state is not None and own is None:
         _STATES.put(key, state)  # as committed: a state at a version never changes
     return state
+
+
+def _read_state_json(room: Room) -> None:
+    """Load a room's deferred state together with the columns it goes with. The room may
+    have moved on since it was read (a stream's look, a poll): its state alone would then be
+    a newer version's under the older version number, and be cached and sent as that older
+    version. If it has moved on, the room object becomes the newer room as a whole."""
+    row = Room.objects.order_by().filter(pk=room.pk).values_list(*_ROOM_ATTNAMES, "state_json").first()
+    if row is None:
+        raise NoRoom("This room has just closed.")
+    values = dict(zip(_ROOM_ATTNAMES, row[:-1], strict=True))
+    if (values["version"], values["game_number"]) != (room.version, room.game_number):
+        if values["release_id"] != room.release_id:
+            room.__dict__.pop("_release_sha256", None)  # room_pack reads the new release's
+        for name, value in values.items():
+            setattr(room, name, value)
+    room.state_json = row[-1]
 
 
 def _set_state(room: Room, state: dict[str, Any]) -> None:
