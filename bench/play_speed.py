@@ -79,8 +79,10 @@ def start_server(port: int, log: Path, workers: int, database_url: str = ""):  #
     """`make serve`'s server: gunicorn with uvicorn workers on kartothek.asgi."""
     import subprocess
 
-    env = {**os.environ, "DEBUG": "0", "ALLOWED_HOSTS": HOST, "DATABASE_URL": database_url}
+    env = {**os.environ, "DEBUG": "0", "ALLOWED_HOSTS": HOST, "DATABASE_URL": database_url,
+           "KARTOTHEK_BENCH_GC_LOG": str(log.parent / "gc")}
     command = [sys.executable, "-m", "gunicorn", "kartothek.asgi:application",
+               "--config", str(ROOT / "bench" / "gunicorn_probe.py"),
                "--bind", f"{HOST}:{port}", "--workers", str(workers),
                "--worker-class", "uvicorn_worker.UvicornWorker", "--keep-alive", "5",
                "--chdir", str(ROOT), "--error-logfile", str(log), "--log-level", "warning",
@@ -247,6 +249,32 @@ async def player(port: int, seat: dict[str, str], host: bool, stats: Stats, dead
     conn.close()
 
 
+def worker_cpu(master: int) -> dict[int, float]:
+    """CPU seconds (user + system) so far of each of gunicorn's workers, by pid."""
+    found = {}
+    for pid in workers_of(master):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        found[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return found
+
+
+def gc_pauses(log_dir: Path, since: float) -> dict[int, list[tuple[float, int, float]]]:
+    """The workers' garbage-collector pauses of 10 ms or more since ``since`` (bench/
+    gunicorn_probe.py): by pid, (wall time, generation, ms)."""
+    found: dict[int, list[tuple[float, int, float]]] = {}
+    for path in log_dir.glob("gc.*"):
+        rows = []
+        for line in path.read_text().splitlines():
+            at, generation, took = line.split()
+            if float(at) >= since:
+                rows.append((float(at), int(generation), float(took)))
+        found[int(path.suffix[1:])] = rows
+    return found
+
+
 def cpu_seconds(master: int) -> float:
     """CPU time (user + system) used so far by gunicorn's workers (Linux /proc)."""
     total = 0.0
@@ -342,6 +370,7 @@ class Push:
     def __init__(self) -> None:
         self.actions: list[float] = []
         self.delivery: list[float] = []  # action sent -> another seat's stream has its event
+        self.delivery_at: list[float] = []  # when each of those actions was sent (monotonic)
         self.conflicts = 0
         self.errors: list[str] = []
         self.events = 0
@@ -398,6 +427,7 @@ async def listen(port: int, seat: dict[str, str], latest: dict[str, dict], push:
                 sent = push.sent.get((seat["code"], int(ident or 0)))
                 if sent is not None and sent[1] != seat["seat"]:
                     push.delivery.append(arrived - sent[0])
+                    push.delivery_at.append(sent[0])
     except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
         push.errors.append(f"stream {type(exc).__name__}: {exc}")
     finally:
@@ -542,21 +572,51 @@ def scenario(server: Any, port: int, name: str, kind: str, tables: list, duratio
     ``duration`` seconds (the warm-up fills the bounded caches), everything else over all."""
     players = sum(len(t) for t in tables)
     cpu_before = cpu_seconds(server.pid)
+    each_before, wall_before = worker_cpu(server.pid), time.time()
     (result, client_cpu), samples = sampled(
         server, lambda: in_client_process(kind, port, tables, warm_up + duration, seed, knob), rss_every)
     server_cpu = cpu_seconds(server.pid) - cpu_before
+    each = {pid: cpu - each_before.get(pid, 0.0) for pid, cpu in worker_cpu(server.pid).items()}
     total = warm_up + duration
     row: dict[str, Any] = {"name": name, "players": players, "duration": total,
                            "server_cpu": server_cpu, "client_cpu": client_cpu,
                            "cpu_ms_per_player_s": server_cpu / (players * total) * 1000,
                            "rss": [s for s in samples if s[0] >= warm_up] or samples,
-                           "rss_start": samples[0][1], "errors": result.errors}
+                           "rss_start": samples[0][1], "errors": result.errors,
+                           "worker_cpu": each, "gc": gc_pauses(Path(os.environ["KARTOTHEK_VAR_DIR"]),
+                                                               wall_before)}
     if kind == "push":
-        row.update(actions=result.actions, seen=result.delivery, conflicts=result.conflicts)
+        row.update(actions=result.actions, seen=result.delivery, conflicts=result.conflicts,
+                   seen_at=result.delivery_at)
     else:
         row.update(actions=result.actions, seen=result.learned, conflicts=result.conflicts,
                    polls=result.polls)
     return row
+
+
+def diagnosis(row: dict[str, Any]) -> str:
+    """Where a tail comes from, shown, not judged: the learned p99 minute by minute (does it
+    grow with the games?), each worker's share of the CPU, and the collector's pauses."""
+    lines = []
+    if row.get("seen_at"):
+        start = min(row["seen_at"])
+        minutes: dict[int, list[float]] = {}
+        for at, took in zip(row["seen_at"], row["seen"], strict=True):
+            minutes.setdefault(int((at - start) // 60), []).append(took)
+        lines.append("    learned p99 by minute: " + ", ".join(
+            f"{m}: {percentile(v, 99):.0f} ms" for m, v in sorted(minutes.items())))
+    total = sum(row["worker_cpu"].values()) or float("nan")
+    lines.append("    worker CPU: " + ", ".join(
+        f"{cpu:.1f} s ({cpu / total:.0%})" for cpu in sorted(row["worker_cpu"].values(), reverse=True)))
+    pauses = [p for rows in row["gc"].values() for p in rows]
+    if pauses:
+        by_generation = {g: [ms for _, gen, ms in pauses if gen == g] for g in (0, 1, 2)}
+        lines.append("    collector pauses >= 10 ms: " + "; ".join(
+            f"generation {g}: {len(v)}, max {max(v):.0f} ms, total {sum(v) / 1000:.1f} s"
+            for g, v in by_generation.items() if v))
+    else:
+        lines.append("    collector pauses >= 10 ms: none")
+    return "\n".join(lines)
 
 
 def report(row: dict[str, Any], push: bool) -> str:
@@ -631,6 +691,7 @@ def main() -> None:
           f"{'ms CPU/player-s':>6}  worker RSS: start/watched from->end, MB/min over the watched part")
     for row, push in rows:
         print(report(row, push))
+        print(diagnosis(row))
     checks: dict[str, bool] = {}
     if args.only != "b":
         a, base = rows[0][0], rows[1][0]

@@ -1,0 +1,26 @@
+"""gunicorn hooks for bench/play_speed.py only (passed with ``--config``): each worker writes
+the pauses of Python's cyclic garbage collector (all threads stop while it runs) of 10 ms or
+more to ``$KARTOTHEK_BENCH_GC_LOG.<pid>``, one line each: wall time, generation, milliseconds.
+The bench reads them back and prints them beside the latencies they explain."""
+
+import gc
+import os
+import time
+
+
+def post_worker_init(worker):  # type: ignore[no-untyped-def]
+    path = os.environ.get("KARTOTHEK_BENCH_GC_LOG")
+    if not path:
+        return
+    out = open(f"{path}.{os.getpid()}", "a", buffering=1)  # noqa: SIM115  # the worker's life
+    began = [0.0]
+
+    def probe(phase, info):  # type: ignore[no-untyped-def]
+        if phase == "start":
+            began[0] = time.perf_counter()
+            return
+        took = (time.perf_counter() - began[0]) * 1000
+        if took >= 10:
+            out.write(f"{time.time():.3f} {info['generation']} {took:.1f}\n")
+
+    gc.callbacks.append(probe)
