@@ -619,6 +619,25 @@ def diagnosis(row: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def database_growth(postgres: str) -> str:
+    """What the database holds after the run, shown, not judged: the rooms' stored states (they
+    grow with every move) and, on SQLite, the size of the file and of its write-ahead log."""
+    import sqlite3
+
+    if postgres:
+        return ""
+    path = Path(os.environ["KARTOTHEK_VAR_DIR"]) / "kartothek.sqlite3"
+    with sqlite3.connect(path) as db:
+        rooms, mean, largest = db.execute(
+            "SELECT count(*), avg(length(state_json)), max(length(state_json)) FROM games_room").fetchone()
+        log = db.execute("SELECT count(*) FROM games_actionlog").fetchone()[0]
+    wal = Path(f"{path}-wal")
+    return (f"database after the run: {rooms} rooms, state JSON mean {(mean or 0) / 1024:.1f} KB, "
+            f"largest {(largest or 0) / 1024:.1f} KB; {log:,} logged actions; file "
+            f"{path.stat().st_size / 2**20:.0f} MB, write-ahead log "
+            f"{(wal.stat().st_size if wal.exists() else 0) / 2**20:.0f} MB")
+
+
 def report(row: dict[str, Any], push: bool) -> str:
     rss = row["rss"]
     what = "event" if push else "poll"
@@ -666,6 +685,7 @@ def main() -> None:
     log = Path(os.environ["KARTOTHEK_VAR_DIR"]) / "gunicorn.log"
     server = start_server(port, log, args.workers, args.postgres)
     rows: list[tuple[dict[str, Any], bool]] = []
+    storage = ""
     try:
         wait_until_up(port, server, log)
         if args.only != "b":
@@ -680,6 +700,7 @@ def main() -> None:
             rows.append((scenario(server, port, f"b push: {args.big_rooms} x 6, move/{args.big_every:g}s",
                                   "push", big, args.big_duration, args.seed, args.big_every,
                                   5 if args.quick else 30, 2.0 if args.quick else args.big_warm_up), True))
+        storage = database_growth(args.postgres)
     finally:
         stop(server)
     load_after = " ".join(Path("/proc/loadavg").read_text().split()[:3])
@@ -706,6 +727,8 @@ def main() -> None:
         checks["b: learns p99 < 250 ms"] = percentile(b["seen"], 99) < 250
         checks["b: 0 errors"] = not b["errors"]
         checks["b: worker memory flat (< 1 MB/min)"] = abs(slope(b["rss"])) < 1.0
+    if storage:
+        print(storage)
     for name, ok in checks.items():
         print(f"  {'ok    ' if ok else 'MISSED'} {name}")
     if errors:
