@@ -90,13 +90,17 @@ def _file_lock_path() -> str:
 
 
 def _file_lock_is_free() -> bool:
-    from kartothek.sqlite.base import _take_file_lock
+    """One try, no waiting (and so no waiting thread left behind to take it afterwards)."""
+    import fcntl
 
-    fd = _take_file_lock(_file_lock_path(), 0)
-    if fd is None:
+    fd = os.open(_file_lock_path(), os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
         return False
-    os.close(fd)
-    return True
+    finally:
+        os.close(fd)
 
 
 def test_a_transaction_holds_the_processes_lock_until_it_ends():
