@@ -442,17 +442,25 @@ async def drive(port: int, seats: list[dict[str, str]], latest: dict[str, dict],
     await asyncio.sleep(rng.random() * every + 1.0)  # the streams open first
     serial = 0
     by_seat = {s["seat"]: s for s in seats}
+    host = seats[0]
+    rematch_at = -1  # the room's version after the last rematch this driver asked for
     while time.monotonic() < deadline - 1.0:
         tick = time.monotonic()
         try:
             bodies = [(seat_id, body) for seat_id, body in latest.items() if seat_id in by_seat]
-            host = by_seat[seats[0]["seat"]]
-            if bodies and bodies[0][1]["status"] == "finished":
+            # the host asks for the rematch, by what the host's own stream says: a finished game
+            # newer than the last rematch (a stream running late must not ask twice)
+            seen = latest.get(host["seat"])
+            if seen is not None and seen["status"] == "finished" and seen["version"] > rematch_at:
                 status, _, data = await conn.request(
                     "POST", f"/api/play/rooms/{host['code']}/again",
                     {"Authorization": f"Bearer {host['token']}"}, b"{}")
-                if status != 200:
+                if status == 200:
+                    rematch_at = json.loads(data)["version"]
+                else:
                     push.errors.append(f"again {status}: {data[:200]!r}")
+            elif seen is not None and seen["status"] == "finished":
+                pass  # the rematch is asked for; its first event is on its way
             else:
                 rng.shuffle(bodies)
                 for seat_id, body in bodies:
