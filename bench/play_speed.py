@@ -249,16 +249,18 @@ async def player(port: int, seat: dict[str, str], host: bool, stats: Stats, dead
     conn.close()
 
 
+def _cpu_of(pid: int | str) -> float | None:
+    """CPU seconds (user + system) so far of one process, or None once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def worker_cpu(master: int) -> dict[int, float]:
     """CPU seconds (user + system) so far of each of gunicorn's workers, by pid."""
-    found = {}
-    for pid in workers_of(master):
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        found[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return found
+    return {pid: cpu for pid in workers_of(master) if (cpu := _cpu_of(pid)) is not None}
 
 
 def gc_pauses(log_dir: Path, since: float) -> dict[int, list[tuple[float, int, float]]]:
@@ -283,11 +285,7 @@ def cpu_seconds(master: int) -> float:
     except OSError:
         return float("nan")
     for pid in [str(master), *children]:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        total += _cpu_of(pid) or 0.0
     return total
 
 
@@ -451,16 +449,15 @@ async def drive(port: int, seats: list[dict[str, str]], latest: dict[str, dict],
             # the host asks for the rematch, by what the host's own stream says: a finished game
             # newer than the last rematch (a stream running late must not ask twice)
             seen = latest.get(host["seat"])
-            if seen is not None and seen["status"] == "finished" and seen["version"] > rematch_at:
-                status, _, data = await conn.request(
-                    "POST", f"/api/play/rooms/{host['code']}/again",
-                    {"Authorization": f"Bearer {host['token']}"}, b"{}")
-                if status == 200:
-                    rematch_at = json.loads(data)["version"]
-                else:
-                    push.errors.append(f"again {status}: {data[:200]!r}")
-            elif seen is not None and seen["status"] == "finished":
-                pass  # the rematch is asked for; its first event is on its way
+            if seen is not None and seen["status"] == "finished":
+                if seen["version"] > rematch_at:  # else its first event is on its way
+                    status, _, data = await conn.request(
+                        "POST", f"/api/play/rooms/{host['code']}/again",
+                        {"Authorization": f"Bearer {host['token']}"}, b"{}")
+                    if status == 200:
+                        rematch_at = json.loads(data)["version"]
+                    else:
+                        push.errors.append(f"again {status}: {data[:200]!r}")
             else:
                 rng.shuffle(bodies)
                 for seat_id, body in bodies:

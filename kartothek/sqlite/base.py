@@ -82,11 +82,10 @@ def _take_file_lock(path: str, timeout: float) -> int | None:
         except OSError:
             outcome["failed"] = True
         with guard:
-            if not outcome["gave_up"] and not outcome["failed"]:
-                handed.set()
-                return
             handed.set()
-        os.close(fd)  # nobody wants it any more (or the wait failed): let go at once
+            keep = not (outcome["gave_up"] or outcome["failed"])
+        if not keep:
+            os.close(fd)  # nobody wants it any more (or the wait failed): let go at once
 
     threading.Thread(target=wait, name="kartothek-sqlite-writers", daemon=True).start()
     handed.wait(timeout)
