@@ -2,8 +2,10 @@
 
 Every seat is a human seat of the room, played by the test with the game's bot
 (``games.bots.act`` on the full state, which the test reads from the database); every
-answer the API gives (the action's answer, a seat's poll, the table's poll) is searched, as
-JSON text, for what that reader must not know. The secrets are derived from the full state:
+answer the API gives (the action's answer, a seat's poll, the table's poll) and every event
+each seat's stream and the table's stream would send after each move (the events view's own
+look and encoding, ``games.api._look`` and ``_event``, resumed from the last event it sent)
+is searched, as JSON text, for what that reader must not know. The secrets are derived from the full state:
 other hands, the secret slot, weights before the reveal, other markers, options and answers
 before judging, the order of the piles. ``test_the_search_finds_a_leak`` proves the search
 fails on a view that leaks.
@@ -19,7 +21,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from games import bots, cardids, rooms
+from games import api, bots, cardids, rooms
 from games.models import Room
 from tests.engines.packs import slogan_pack
 from tests.play.core_helpers import Player, release_of
@@ -186,6 +188,42 @@ class Ids:
         return found + secrets.problems(state, reader, cardids.translate(body, self.to_key))
 
 
+def _read_event(raw: bytes) -> tuple[str, str, dict[str, Any]]:
+    """One encoded Server-Sent Event read back: ``(id, event, data)``."""
+    fields: dict[str, str] = {}
+    text = raw.decode()
+    assert text.endswith("\n\n") and text.count("\n\n") == 1, text[:200]
+    for line in text[:-2].split("\n"):
+        name, _, value = line.partition(": ")
+        assert name in ("id", "event", "data") and name not in fields, line[:200]
+        fields[name] = value
+    return fields["id"], fields["event"], json.loads(fields["data"])
+
+
+class Streams:
+    """What every seat's event stream and the table's would send after each move: the events
+    view's look at the room, resumed from the version each stream last sent (as the stream
+    does after hearing of a new version, and as ``Last-Event-ID`` does on a reconnect)."""
+
+    def __init__(self, code: str, seats: list[Player]) -> None:
+        self.code = code
+        self.readers: dict[str | None, str | None] = {seat.seat: seat.token for seat in seats}
+        self.readers[None] = None  # the table's stream
+        self.sent: dict[str | None, int | None] = dict.fromkeys(self.readers)
+
+    def check(self, ids: Ids, secrets: Secrets, room: Room, game: str, number: int) -> None:
+        for reader, token in self.readers.items():
+            body, _due = api._look(self.code, token, self.sent[reader])
+            if body is None:  # nothing new for this stream: it must have sent this version
+                assert self.sent[reader] == room.version, (reader, self.sent[reader], room.version)
+                continue
+            event_id, kind, data = _read_event(api._event(body))
+            assert kind == "room" and event_id == str(room.version) == str(data["version"])
+            assert data["you"] == reader
+            _check(ids.problems(secrets, room.state, reader, data), game, number)
+            self.sent[reader] = room.version
+
+
 def play_one(game: str, number: int, rng: random.Random) -> int:
     """One game through the API; returns the number of actions."""
     low, high = PLAYERS[game]
@@ -204,6 +242,9 @@ def play_one(game: str, number: int, rng: random.Random) -> int:
     steps = 0
     room = Room.objects.get(code=host.code)
     ids = Ids(room)
+    streams = Streams(host.code, seats)
+    secrets.observe(room.state)
+    streams.check(ids, secrets, room, game, number)
     while room.status != "finished":
         state = room.state
         secrets.observe(state)
@@ -222,6 +263,7 @@ def play_one(game: str, number: int, rng: random.Random) -> int:
         after = room.state
         secrets.observe(after)
         _check(ids.problems(secrets, after, seat_id, response.json()), game, number)
+        streams.check(ids, secrets, room, game, number)
         # another seat's poll and the table's, now and then
         if steps % 2 == 0:
             other = by_id[rng.choice(order)]
@@ -301,6 +343,28 @@ def test_the_search_finds_a_leak(small_releases, game, leak, monkeypatch):
 
     monkeypatch.setattr(rooms, "snapshot", leaky)
     rng = random.Random(f"leak-{game}")
+    with pytest.raises(AssertionError, match="in the answer for"):
+        for number in range(5):
+            play_one(game, number, rng)
+
+
+@pytest.mark.parametrize("game, leak", [
+    ("symbols", _leak_secret_slot), ("sign", _leak_hands),
+    ("slogan", _leak_options), ("sauschwer", _leak_weights),
+])
+def test_the_search_finds_a_leak_only_the_stream_carries(small_releases, game, leak, monkeypatch):
+    """The answers to actions and polls stay honest; only the events view's look leaks.
+    The stream's check must catch it on its own."""
+    honest = api._look
+
+    def leaky(code, token, sent):  # type: ignore[no-untyped-def]
+        body, due = honest(code, token, sent)
+        if body is not None and body["view"] is not None:
+            leak(rooms.room_state(Room.objects.get(code=code)), body["view"])
+        return body, due
+
+    monkeypatch.setattr(api, "_look", leaky)
+    rng = random.Random(f"stream-leak-{game}")
     with pytest.raises(AssertionError, match="in the answer for"):
         for number in range(5):
             play_one(game, number, rng)
