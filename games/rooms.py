@@ -46,6 +46,7 @@ from django.utils import timezone
 
 from cards.text import ascii_number
 from games import bots, cardids, engines
+from games import events as room_events
 from games.cardids import translate
 from games.engines import IllegalAction
 from games.models import ActionLog, CardPlayStat, Room, Seat
@@ -322,6 +323,8 @@ def _set_state(room: Room, state: dict[str, Any]) -> None:
     room.state = state
     key = _state_key(room)
     room.__dict__["_own_state"] = (key, state)
+    if "_plan" in room.__dict__:
+        return  # a prepared move: shared only once it is stored (_store)
     # Shared with other requests only once committed: a rolled-back version may come again
     # with another state.
     transaction.on_commit(lambda: _STATES.put(key, state))
@@ -907,75 +910,164 @@ def _malformed(action_id: Any, version: Any, action: Any) -> str | None:
 
 def _act_counted(code: str, seat: Seat, action_id: str, version: int, action: dict[str, Any],
                  count_write: Callable[[], str | None] | None) -> tuple[Room, Seat, str | None]:
-    """``_act_locked`` after counting the write in the same transaction; a play error of the
-    action rolls back its savepoint only, so the count is kept."""
-    if count_write is None:
-        return _act_locked(code, seat, action_id, version, action)
+    """The move, prepared without the lock when it can be, then the write counted and stored in
+    one transaction; a play error of the action rolls back its savepoint only, so the count
+    is kept.
+
+    The write lock is what every writer of a SQLite database queues on, so it is held for as
+    few statements as possible: the room, its seats and the action id are read and the move
+    (with the bots' answers) is applied and serialized before it is taken (``_prepare``), and
+    inside it the room is updated only if it is still at the version the move was made on
+    (``_store``): count, update, log, commit. A room that moved on meanwhile, and anything but
+    a plain move (a refusal, a stale or repeated action, the game's end, which records its
+    statistics), takes the locked path, which reads everything again under the lock."""
+    plan = _prepare(code, seat, action_id, version, action)
     with transaction.atomic():
-        reason = count_write()
-        if reason is not None:
+        if count_write is not None and (reason := count_write()) is not None:
             raise TooManyWrites(reason)
+        if plan is not None and _store(plan):
+            return plan.room, plan.seat, None
         try:
             return _act_locked(code, seat, action_id, version, action)
         except PlayError as exc:
+            if count_write is None:
+                raise
             refused = exc
     raise refused  # after the commit that keeps the count
 
 
+class _NeedsLock(Exception):
+    """The prepared move does something only the locked path does (the game ends)."""
+
+
+class _Plan:
+    """A move applied to a room read without the lock, and what storing it writes."""
+
+    def __init__(self, room: Room, seat: Seat, read_version: int) -> None:
+        self.room, self.seat, self.read_version = room, seat, read_version
+        self.logs: list[ActionLog] = []  # the actions to log (the move and the bots' answers)
+        self.seats: list[Seat] = []  # seats whose ``away`` changed
+        self.columns: dict[str, Any] = {}  # the room's columns that changed
+
+
+def _prepare(code: str, seat: Seat, action_id: str, version: int,
+             action: dict[str, Any]) -> _Plan | None:
+    """The move applied to the room as it is now, read without the lock (the seat's own lookup
+    read it: no query), or ``None`` when only the locked path may answer."""
+    try:
+        room = seat_room(seat) if "_room_row" in seat.__dict__ else find_room(code)
+        # a deferred state is read with its version: the room may become a newer one here
+        if room is None or room.code != code or room_state(room) is None:
+            return None
+    except PlayError:
+        return None
+    if room.status != Room.Status.PLAYING or version != room.version:
+        return None
+    plan = _Plan(room, seat, room.version)
+    before = {f.attname: room.__dict__.get(f.attname) for f in Room._meta.concrete_fields}
+    room.__dict__["_plan"] = plan
+    try:
+        plan.seat, stale, moved = _apply(room, seat, action_id, version, action)
+    except (PlayError, _NeedsLock):
+        return None
+    finally:
+        del room.__dict__["_plan"]
+    if stale is not None or not moved:
+        return None
+    plan.columns = {name: room.__dict__[name] for name in before
+                    if name in room.__dict__ and room.__dict__[name] != before[name]}
+    return plan
+
+
+def _store(plan: _Plan) -> bool:
+    """Store a prepared move if the room is still at the version it was made on (one UPDATE
+    that checks and writes); ``False`` (nothing written) when it has moved on."""
+    room = plan.room
+    if not Room.objects.filter(pk=room.pk, version=plan.read_version).update(**plan.columns):
+        return False
+    ActionLog.objects.bulk_create(plan.logs)
+    for seat in plan.seats:
+        seat.save(update_fields=["away"])
+    state, key = room_state(room), _state_key(room)
+    transaction.on_commit(lambda: _STATES.put(key, state))
+    room_events.notify(room.code, room.version)  # what the room's post_save does
+    return True
+
+
 def _act_locked(code: str, seat: Seat, action_id: str, version: int,
                 action: dict[str, Any]) -> tuple[Room, Seat, str | None]:
-    """The transaction of ``act``: returns the room, the seat and a Stale message or None."""
+    """The locked path of ``act``: returns the room, the seat and a Stale message or None."""
     with transaction.atomic():
         room = _locked(code)
-        fresh = next((s for s in _seats(room) if s.pk == seat.pk), None)
-        if fresh is None or fresh.removed or fresh.bot:
-            raise NotASeat("This seat no longer belongs to this room.")
-        seat = fresh
-        earlier = ActionLog.objects.filter(room=room, action_id=action_id).first()
-        if earlier is not None:
-            if earlier.seat != seat.seat:
-                raise Refused("This action id was already used by another seat; send a fresh one.")
-            return room, seat, None  # applied before: nothing happens again
-        if room.status != Room.Status.PLAYING:
-            if version < room.version:
-                return room, seat, "The game has moved on."
-            raise Refused("The game is not running." if room.status == Room.Status.LOBBY
-                          else "The game is over.")
-        if version > room.version:
-            raise Refused(f"Version {version} is newer than the room's ({room.version}).")
-        if version < room.version and room.game != "sign":
-            return room, seat, "Someone was faster: the game has moved on. Look again."
-        engine = _engine(room)
-        state = room_state(room)
-        action = translate(action, card_maps(room)[1])  # the room's card ids back to pack keys
-        try:
-            new = engine.apply(state, seat.seat, action)
-        except IllegalAction as exc:
-            if version < room.version:
-                return room, seat, f"Someone was faster: {exc}"
-            raise Refused(str(exc)) from None
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-            raise Refused("The engine could not read this action; check its fields.") from None
-        now = _now()
-        if seat.away:
-            seat.away = False
+        seat, stale, moved = _apply(room, seat, action_id, version, action)
+        if moved:
+            room.save()
+    return room, seat, stale
+
+
+def _apply(room: Room, seat: Seat, action_id: str, version: int,
+           action: dict[str, Any]) -> tuple[Seat, str | None, bool]:
+    """The checks and the move of ``act`` on ``room`` (locked, or read for a ``_Plan``):
+    the seat as the room has it, a Stale message or None, and whether the room changed."""
+    fresh = next((s for s in _seats(room) if s.pk == seat.pk), None)
+    if fresh is None or fresh.removed or fresh.bot:
+        raise NotASeat("This seat no longer belongs to this room.")
+    seat = fresh
+    earlier = ActionLog.objects.filter(room=room, action_id=action_id).first()
+    if earlier is not None:
+        if earlier.seat != seat.seat:
+            raise Refused("This action id was already used by another seat; send a fresh one.")
+        return seat, None, False  # applied before: nothing happens again
+    if room.status != Room.Status.PLAYING:
+        if version < room.version:
+            return seat, "The game has moved on.", False
+        raise Refused("The game is not running." if room.status == Room.Status.LOBBY
+                      else "The game is over.")
+    if version > room.version:
+        raise Refused(f"Version {version} is newer than the room's ({room.version}).")
+    if version < room.version and room.game != "sign":
+        return seat, "Someone was faster: the game has moved on. Look again.", False
+    engine = _engine(room)
+    state = room_state(room)
+    action = translate(action, card_maps(room)[1])  # the room's card ids back to pack keys
+    try:
+        new = engine.apply(state, seat.seat, action)
+    except IllegalAction as exc:
+        if version < room.version:
+            return seat, f"Someone was faster: {exc}", False
+        raise Refused(str(exc)) from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        raise Refused("The engine could not read this action; check its fields.") from None
+    now = _now()
+    if seat.away:
+        seat.away = False
+        plan: _Plan | None = room.__dict__.get("_plan")
+        if plan is not None:
+            plan.seats.append(seat)
+        else:
             seat.save(update_fields=["away"])
-        _record(room, seat.seat, action_id, action, new, now, by="player")
-        _run_bots(room, now)
-        _schedule(room, now)
-        room.save()
-    return room, seat, None
+    _record(room, seat.seat, action_id, action, new, now, by="player")
+    _run_bots(room, now)
+    _schedule(room, now)
+    return seat, None, True
 
 
 def _record(room: Room, player: str, action_id: str, action: dict[str, Any],
             new: dict[str, Any], now: datetime, *, by: str) -> None:
+    plan: _Plan | None = room.__dict__.get("_plan")
+    result = _engine(room).result(new)
+    if plan is not None and result is not None:
+        raise _NeedsLock  # the game's end records its statistics: the locked path does it
     room.version += 1
     room.last_activity = now
     room.last_action_at = now
     _set_state(room, new)
-    ActionLog.objects.create(room=room, game_number=room.game_number, seat=player,
-                             action_id=action_id, action=action, version=room.version, by=by)
-    result = _engine(room).result(new)
+    log = ActionLog(room=room, game_number=room.game_number, seat=player, action_id=action_id,
+                    action=action, version=room.version, by=by)
+    if plan is not None:
+        plan.logs.append(log)
+    else:
+        log.save(force_insert=True)
     if result is not None:
         room.status = Room.Status.FINISHED
         room.due_at = None
