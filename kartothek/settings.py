@@ -127,8 +127,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
     # WAL: readers (the play mode's polls) never wait for a writer; synchronous=NORMAL syncs
     # at checkpoints instead of every commit (a power cut may lose the last moves, never
-    # corrupt the file). Without it each play action waits for a disk sync.
-    DATABASES["default"]["OPTIONS"]["init_command"] = "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL"
+    # corrupt the file). Without it each play action waits for a disk sync. cache_size: each
+    # connection's page cache (SQLite's default 2 MiB) filled as the file grew, and a server
+    # process keeps a dozen or more connections (its pool, its play threads, the streams'
+    # threads): under bench-play b the workers grew by ~2.5 MB a minute more with the default.
+    # The pages stay in the operating system's cache, so a read that misses costs a copy.
+    DATABASES["default"]["OPTIONS"]["init_command"] = (
+        "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL;PRAGMA cache_size=-256")
     # The same backend, with the writers of one process queueing on a lock of that process
     # instead of in SQLite's sleeping busy handler (kartothek/sqlite/base.py says why).
     DATABASES["default"]["ENGINE"] = "kartothek.sqlite"
@@ -223,9 +228,10 @@ KARTOTHEK_PLAY_LOOKUP_LIMIT = env_int("KARTOTHEK_PLAY_LOOKUP_LIMIT", 20)
 KARTOTHEK_PLAY_SIGN_BOT_DELAY = (2.0, 4.0)
 # Pushed updates (games/events.py): seconds between the event streams' keep-alive comments,
 # and between SQLite's version checks (one query a process for every room it streams: how
-# moves made through another process on the same file arrive, within that time).
+# moves made through another process on the same file arrive, within that time; 20 ms: a
+# stream on the other app server learned a move ~10 ms later at the median with 50 ms).
 KARTOTHEK_PLAY_EVENTS_HEARTBEAT = float(env_str("KARTOTHEK_PLAY_EVENTS_HEARTBEAT") or 15)
-KARTOTHEK_PLAY_EVENTS_CHECK = float(env_str("KARTOTHEK_PLAY_EVENTS_CHECK") or 0.05)
+KARTOTHEK_PLAY_EVENTS_CHECK = float(env_str("KARTOTHEK_PLAY_EVENTS_CHECK") or 0.02)
 # Threads per server process that answer the play pages and the play API, each request on one
 # of them from start to end (kartothek/asgi.py says why).
 KARTOTHEK_PLAY_THREADS = env_int("KARTOTHEK_PLAY_THREADS", 8, minimum=1)
