@@ -128,9 +128,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL: readers (the play mode's polls) never wait for a writer; synchronous=NORMAL syncs
     # at checkpoints instead of every commit (a power cut may lose the last moves, never
     # corrupt the file). Without it each play action waits for a disk sync. cache_size: each
-    # connection's page cache (SQLite's default 2 MiB) filled as the file grew, and a server
+    # connection's page cache (SQLite's default 2 MiB) fills as the file grows, and a server
     # process keeps a dozen or more connections (its pool, its play threads, the streams'
-    # threads): under bench-play b the workers grew by ~2.5 MB a minute more with the default.
+    # threads), so a worker's memory grew with the database; 256 KiB bounds it at a few MB.
     # The pages stay in the operating system's cache, so a read that misses costs a copy.
     DATABASES["default"]["OPTIONS"]["init_command"] = (
         "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL;PRAGMA cache_size=-256")
