@@ -42,11 +42,11 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.db.models.signals import post_save
 from django.utils import timezone
 
 from cards.text import ascii_number
 from games import bots, cardids, engines
-from games import events as room_events
 from games.cardids import translate
 from games.engines import IllegalAction
 from games.models import ActionLog, CardPlayStat, Room, Seat
@@ -990,7 +990,9 @@ def _store(plan: _Plan) -> bool:
         seat.save(update_fields=["away"])
     state, key = room_state(room), _state_key(room)
     transaction.on_commit(lambda: _STATES.put(key, state))
-    room_events.notify(room.code, room.version)  # what the room's post_save does
+    # an UPDATE sends no post_save: send the one room.save() would (the event fan-out hears it)
+    post_save.send(sender=Room, instance=room, created=False, raw=False, using=room._state.db,
+                   update_fields=frozenset(plan.columns))
     return True
 
 

@@ -155,3 +155,18 @@ def test_the_move_that_ends_a_game_is_stored_under_the_lock_with_its_statistics(
         room = Room.objects.get(code=code)
     assert locked == [f"m{step - 1}"]  # every move but the last was stored the prepared way
     assert room.stats_recorded == room.game_number
+
+
+def test_a_prepared_move_tells_the_event_streams_of_its_version(monkeypatch):
+    """The prepared path stores the room with an UPDATE (no save()): the room's post_save,
+    which the event fan-out listens to, must still be sent with the new version."""
+    from games import events
+
+    heard: list[tuple[str, int]] = []
+    monkeypatch.setattr(events, "notify", lambda code, version: heard.append((code, version)))
+    players = table("sauschwer", 2)
+    active = _active(players)
+    action, version = _place(active), active.body()["version"]
+    heard.clear()  # the opening, the joins and the start
+    assert active.act(action, version, action_id="told").status_code == 200
+    assert heard == [(active.code, version + 1)]
