@@ -555,20 +555,55 @@ def slope(samples: list[tuple[float, float]]) -> float:
     return 60 * sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else 0.0
 
 
-def sampled(server: Any, run: Any, every: float) -> tuple[Any, list[tuple[float, float]]]:
-    """Run ``run()`` in a thread while sampling the workers' RSS every ``every`` seconds."""
+def machine_busy() -> tuple[float, float]:
+    """(busy, all) CPU seconds of the whole machine so far, every process's (Linux /proc/stat:
+    idle and iowait are not busy)."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    tick = os.sysconf("SC_CLK_TCK")
+    return (sum(fields) - fields[3] - fields[4]) / tick, sum(fields) / tick
+
+
+def stored_states_mb() -> float:
+    """MB of engine state JSON the rooms hold now (SQLite only: NaN on PostgreSQL). Each worker
+    keeps the newest parsed state of the rooms it serves, so its memory follows this."""
+    import sqlite3
+
+    if os.environ.get("DATABASE_URL"):
+        return float("nan")
+    path = Path(os.environ["KARTOTHEK_VAR_DIR"]) / "kartothek.sqlite3"
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
+            return (db.execute("SELECT total(length(state_json)) FROM games_room").fetchone()[0]) / 2**20
+    except sqlite3.Error:
+        return float("nan")
+
+
+def sampled(server: Any, run: Any, every: float) -> tuple[Any, list[tuple[float, float]],
+                                                         list[tuple[float, float, float, float]],
+                                                         list[tuple[float, float]]]:
+    """Run ``run()`` in a thread while sampling the workers' RSS every ``every`` seconds; also
+    ``(seconds, server CPU, machine busy, machine all)`` and the rooms' stored states (MB)."""
     import threading
 
     samples: list[tuple[float, float]] = []
+    cpu: list[tuple[float, float, float, float]] = []
+    states: list[tuple[float, float]] = []
     result: list[Any] = []
     thread = threading.Thread(target=lambda: result.append(run()))
     begun = time.monotonic()
     thread.start()
+
+    def sample() -> None:
+        at = time.monotonic() - begun
+        samples.append((at, rss_mb(workers_of(server.pid))))
+        cpu.append((at, cpu_seconds(server.pid), *machine_busy()))
+        states.append((at, stored_states_mb()))
+
     while thread.is_alive():
-        samples.append((time.monotonic() - begun, rss_mb(workers_of(server.pid))))
+        sample()
         thread.join(timeout=every)
-    samples.append((time.monotonic() - begun, rss_mb(workers_of(server.pid))))
-    return result[0], samples
+    sample()
+    return result[0], samples, cpu, states
 
 
 def scenario(server: Any, port: int, name: str, kind: str, tables: list, duration: float,
@@ -578,7 +613,7 @@ def scenario(server: Any, port: int, name: str, kind: str, tables: list, duratio
     players = sum(len(t) for t in tables)
     cpu_before = cpu_seconds(server.pid)
     each_before, wall_before = worker_cpu(server.pid), time.time()
-    (result, client_cpu), samples = sampled(
+    (result, client_cpu), samples, cpu, states = sampled(
         server, lambda: in_client_process(kind, port, tables, warm_up + duration, seed, knob), rss_every)
     server_cpu = cpu_seconds(server.pid) - cpu_before
     each = {pid: cpu - each_before.get(pid, 0.0) for pid, cpu in worker_cpu(server.pid).items()}
@@ -588,8 +623,9 @@ def scenario(server: Any, port: int, name: str, kind: str, tables: list, duratio
                            "cpu_ms_per_player_s": server_cpu / (players * total) * 1000,
                            "rss": [s for s in samples if s[0] >= warm_up] or samples,
                            "rss_start": samples[0][1], "errors": result.errors,
-                           "worker_cpu": each, "gc": gc_pauses(Path(os.environ["KARTOTHEK_VAR_DIR"]),
-                                                               wall_before)}
+                           "worker_cpu": each, "cpu_samples": cpu,
+                           "states": [s for s in states if s[0] >= warm_up] or states,
+                           "gc": gc_pauses(Path(os.environ["KARTOTHEK_VAR_DIR"]), wall_before)}
     if kind == "push":
         row.update(actions=result.actions, seen=result.delivery, conflicts=result.conflicts,
                    seen_at=result.delivery_at)
@@ -610,6 +646,23 @@ def diagnosis(row: dict[str, Any]) -> str:
             minutes.setdefault(int((at - start) // 60), []).append(took)
         lines.append("    learned p99 by minute: " + ", ".join(
             f"{m}: {percentile(v, 99):.0f} ms" for m, v in sorted(minutes.items())))
+    by_minute: dict[int, list[tuple[float, float, float, float]]] = {}
+    for sample in row.get("cpu_samples", []):
+        by_minute.setdefault(int(sample[0] // 60), []).append(sample)
+    spans = []
+    for minute, rows in sorted(by_minute.items()):
+        last = by_minute.get(minute + 1, [rows[-1]])[0]  # up to the next minute's first sample
+        first, seconds = rows[0], last[0] - rows[0][0]
+        if seconds >= 1:
+            spans.append(f"{minute}: {(last[1] - first[1]) / seconds:.2f} / "
+                         f"{(last[2] - first[2]) / max(last[3] - first[3], 1e-9):.0%}")
+    if spans:  # does the server's cost grow with the games, and is the machine full?
+        lines.append("    server CPU (cores) / whole machine busy, by minute: " + ", ".join(spans))
+    states = row.get("states") or []
+    if len(states) >= 2 and states[0][1] == states[0][1]:  # not NaN (PostgreSQL)
+        lines.append(f"    rooms' stored states over the watched part: {states[0][1]:.1f} -> "
+                     f"{states[-1][1]:.1f} MB, {slope(states):+.2f} MB/min (the games' own growth; "
+                     "a worker keeps them parsed, several times their JSON)")
     total = sum(row["worker_cpu"].values()) or float("nan")
     lines.append("    worker CPU: " + ", ".join(
         f"{cpu:.1f} s ({cpu / total:.0%})" for cpu in sorted(row["worker_cpu"].values(), reverse=True)))
