@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import wraps
 from typing import Any
 
@@ -332,8 +335,8 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
 def _look(code: str, token: str | None, sent: int | None) -> tuple[dict[str, Any] | None, Any]:
     """What a stream sends next: ``(body, due_at)``, the body ``None`` when the room is still
     at version ``sent`` and no bot or timer is due (one query, as a 304 poll). Raises the
-    play errors (404, 403) like the GET. Runs in the shared thread pool (a few threads per
-    process, each keeping its database connection: opening one costs more than the look);
+    play errors (404, 403) like the GET. Runs on the look pool (``_look_pool``: a few threads
+    per process, each keeping its database connection: opening one costs more than the look);
     a waiting stream holds neither a thread nor a connection."""
     try:
         seat, poll = _poll(code, token)
@@ -352,6 +355,27 @@ def _look(code: str, token: str | None, sent: int | None) -> tuple[dict[str, Any
         raise
 
 
+_LOOK_POOL: dict[int, ThreadPoolExecutor] = {}
+_LOOK_POOL_LOCK = threading.Lock()
+
+
+def _look_pool() -> ThreadPoolExecutor:
+    """This process's threads for the streams' looks (``KARTOTHEK_PLAY_LOOK_THREADS``; per
+    process: a pool made before a fork has no threads in the child). With the loop's default
+    pool (six threads on two cores) a move's fan-out ran six looks at once, each waiting for
+    the GIL in turn, and the next move's request waited behind all of them."""
+    pid = os.getpid()
+    pool = _LOOK_POOL.get(pid)
+    if pool is None:
+        with _LOOK_POOL_LOCK:
+            pool = _LOOK_POOL.get(pid)
+            if pool is None:
+                _LOOK_POOL.clear()
+                pool = _LOOK_POOL[pid] = ThreadPoolExecutor(
+                    max(1, int(settings.KARTOTHEK_PLAY_LOOK_THREADS)), thread_name_prefix="kartothek-look")
+    return pool
+
+
 def _event(body: dict[str, Any]) -> bytes:
     data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     return f"id: {body['version']}\nevent: room\ndata: {data}\n\n".encode()
@@ -364,7 +388,7 @@ def _last_event_id(request: HttpRequest) -> int | None:
 
 async def _stream(code: str, token: str | None, sent: int | None, first: dict[str, Any] | None,
                   due_at: Any) -> Any:
-    look = sync_to_async(_look, thread_sensitive=False)
+    look = sync_to_async(_look, thread_sensitive=False, executor=_look_pool())
     heartbeat = float(settings.KARTOTHEK_PLAY_EVENTS_HEARTBEAT)
     yield b"retry: 2000\n\n"
     if first is not None:

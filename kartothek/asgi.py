@@ -5,8 +5,8 @@ Three ways through, by path:
 - An event stream (``/api/play/rooms/CODE/events``) runs outside Django's per-request thread
   context: Django's sync middleware would otherwise give each open stream a thread of its own
   for as long as it stays open. Its middleware steps share the process's one sync thread
-  instead, and its database reads run in the shared pool (games/api.py), so a waiting player
-  holds no thread.
+  instead, and its database reads run in a small pool of their own (games/api.py,
+  ``KARTOTHEK_PLAY_LOOK_THREADS``), so a waiting player holds no thread.
 - Every other play request (``/play/…``, ``/api/play/…``: the phones' moves and pages, many
   and short) is answered in one step on a thread of a small pool kept for them: the request
   body is read here, then the whole of Django (middleware, view, the response's closing) runs

@@ -235,6 +235,10 @@ KARTOTHEK_PLAY_EVENTS_CHECK = float(env_str("KARTOTHEK_PLAY_EVENTS_CHECK") or 0.
 # Threads per server process that answer the play pages and the play API, each request on one
 # of them from start to end (kartothek/asgi.py says why).
 KARTOTHEK_PLAY_THREADS = env_int("KARTOTHEK_PLAY_THREADS", 8, minimum=1)
+# Threads per process that read rooms for the event streams (a pool of their own, apart from
+# the play requests' and Django's): each stream's look is short, and more threads than this only
+# wait for the GIL in turn while a move's request waits behind them (README: Performance).
+KARTOTHEK_PLAY_LOOK_THREADS = env_int("KARTOTHEK_PLAY_LOOK_THREADS", 2, minimum=1)
 # --- Login throttling (django-axes): failed logins are counted in the database, so every
 # app server sees them. After AXES_FAILURE_LIMIT failures the (user name, client address)
 # pair is refused with 429 for AXES_COOLOFF_MINUTES; a successful login resets the count.

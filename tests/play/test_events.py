@@ -3,6 +3,7 @@ served by a real ASGI server (uvicorn on loopback, kartothek.asgi) and read over
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import threading
@@ -165,6 +166,24 @@ def test_a_waiting_stream_holds_no_thread(server):
         finally:
             for s in opened:
                 s.__exit__(None, None, None)
+
+
+def test_the_streams_read_rooms_on_a_bounded_pool_of_their_own(server, settings):
+    """A move wakes every stream of its room at once; their looks queue on a few threads of
+    their own (KARTOTHEK_PLAY_LOOK_THREADS), not on as many threads as there are streams."""
+    settings.KARTOTHEK_PLAY_LOOK_THREADS = 2
+    players = table("sauschwer", 3)
+    with contextlib.ExitStack() as opened:
+        streams = [opened.enter_context(stream(events_url(server, player.code), bearer(player)))
+                   for _ in range(4) for player in players]
+        for each in streams:
+            each.next()
+        active = active_of(players)
+        assert active.act(place(active)).status_code == 200
+        version = active.body()["version"]
+        assert [int(each.next().id) for each in streams] == [version] * 12  # each stream told
+        lookers = [t.name for t in threading.enumerate() if t.name.startswith("kartothek-look")]
+        assert 1 <= len(lookers) <= 2, lookers
 
 
 # --- secrecy: a seat's stream never carries another seat's secrets ---------------------------
