@@ -10,7 +10,7 @@ from import_export import fields, resources, widgets
 
 from cards.brands import BRAND_COLUMNS
 from cards.models import BrandOwnership
-from cards.resources import check_columns, check_unique_rows
+from cards.resource_base import check_columns, check_unique_rows
 
 
 class YearWidget(widgets.IntegerWidget):

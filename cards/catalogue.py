@@ -12,7 +12,6 @@ import csv
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import tablib
 from django.conf import settings
@@ -21,8 +20,9 @@ from django.db import transaction
 from cards.brand_files import BrandOwnershipResource
 from cards.brands import FILE_STEM as BRANDS_FILE
 from cards.dismissal_files import export_dismissals, import_dismissals, translatable_files
-from cards.files import FileKind, FileProblem, check_size, file_kind
-from cards.formats import load_table
+from cards.file_kinds import FileKind, file_kind
+from cards.files import check_size
+from cards.formats import describe_errors, load_table
 from cards.formulas import escape_cell
 from cards.models import (
     AlfonsCard,
@@ -42,11 +42,10 @@ from cards.option_findings import (
     import_option_dismissals,
 )
 from cards.pictures import read_stored_picture
-from cards.resources import (
-    RESOURCES,
-    FileRejected,
-    KeyedResource,
-    SymbolTileResource,
+from cards.resource_base import FileRejected, KeyedResource
+from cards.resources import RESOURCES, SymbolTileResource
+from cards.tables import FileProblem
+from cards.translation_resources import (
     is_wide_slogan_translations,
     narrow_slogan_translations,
     translation_resource_for,
@@ -134,47 +133,6 @@ def read_dataset(path: Path) -> tablib.Dataset:
         return load_table(path.read_bytes(), path.name)
     except FileProblem as exc:
         raise CatalogueError(f"{path.name}: {exc}") from None
-
-
-def describe_errors(result, origin: list[tuple[int, str]] | None = None,  # type: ignore[no-untyped-def]
-                    name_rows: bool = False) -> list[str]:
-    """Every error of an import result, as a curator reads it: spreadsheet row and column.
-
-    django-import-export counts data rows from 1; a spreadsheet shows the header as row 1,
-    so the first data row is row 2. ``origin`` maps the rows of a file that was reshaped
-    before the import (wide slogan translations) back to the file's rows and columns.
-    ``name_rows``: a row is named by its card too (``row 3 (“Ein Hühnerei”)``).
-    """
-    headers = list(getattr(result, "diff_headers", None) or [])
-    named = next((c for c in ("name", "text", "key") if c in headers), None) if name_rows else None
-
-    def card(values: Any) -> str:
-        if named is None or values is None:
-            return ""
-        value = values.get(named) if isinstance(values, dict) else (
-            values[headers.index(named)] if len(values) > headers.index(named) else None)
-        value = str(value or "").strip()
-        return f" (“{value}”)" if value and value != "---" else ""
-
-    def where(number: int, column: str | None, values: Any = None) -> str:
-        row = number + 1
-        if origin is not None:
-            row, text_column = origin[number - 1]
-            if column in ("text", "field"):
-                column = text_column
-        if column is None:
-            return f"row {row}{card(values)}"
-        return (f"row {row}{card(values)}, "
-                + (f"column `{column}`" if column != "__all__" else "the row"))
-
-    lines = [str(error.error) for error in result.base_errors]
-    for number, errors in result.row_errors():
-        lines.extend(f"{where(number, None, error.row)}: {error.error}" for error in errors)
-    for invalid in result.invalid_rows:
-        for column, messages in invalid.error_dict.items():
-            lines.extend(f"{where(invalid.number, column, invalid.values)}: {message}"
-                         for message in messages)
-    return lines
 
 
 def import_dataset(resource, dataset: tablib.Dataset, label: str) -> FileReport:  # type: ignore[no-untyped-def]

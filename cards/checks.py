@@ -12,8 +12,9 @@ Checks only look at texts that have a translation; a missing translation is coun
 progress page, not reported here.
 
 The *does not fit* check measures the text with the card's real print layout; it lives
-with the card previews (``exports.preview.fit_problem(obj, field, language, text)``) and is
-registered with one line, ``register_fit_check(fit_problem)`` (see the end of this module).
+with the card previews (``exports.preview.fit_problem(obj, field, language, text)``), a floor
+above the content model, and the exports app registers it when Django starts
+(``register_fit_check(fit_problem)`` in exports/apps.py), after every check of this module.
 """
 
 from __future__ import annotations
@@ -353,7 +354,7 @@ def catalogue_findings(game: str, language: str, only: dict[type, Iterable[int]]
     A few queries per content type, whatever the catalogue's size: the objects, their
     translations and the dismissals are each read once (per 900 objects with ``only``).
     """
-    from cards.progress import models_of
+    from cards.models import models_of
 
     glossary = load_glossary(language)[game]
     every_dismissal = Dismissals.load(language) if only is None else None
@@ -431,13 +432,3 @@ def fit_check(fit_problem: FitProblem) -> CheckFunction:
 
 def register_fit_check(fit_problem: FitProblem) -> None:
     register("does-not-fit", "does not fit on the card")(fit_check(fit_problem))
-
-
-def _measured_on_the_card(obj: Any, field: str, language: str, text: str) -> str | None:
-    # imported when first used: exports.preview needs the content models, which import this
-    from exports.preview import fit_problem
-
-    return fit_problem(obj, field, language, text)
-
-
-register_fit_check(_measured_on_the_card)

@@ -1,6 +1,6 @@
 """Dismissed translation-check findings as a catalogue file: ``translations/<lang>/dismissals.csv``.
 
-A curator's dismissal (:class:`cards.models_checks.CheckDismissal`) says that one check's
+A curator's dismissal (:class:`cards.models.CheckDismissal`) says that one check's
 finding on one text is fine, and why ("Goethe" stays "Goethe" in English). The starter
 catalogue ships such decisions, so a fresh installation's ``validate_content --translations``
 reports only what still needs a look. One row per dismissal:

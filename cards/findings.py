@@ -32,13 +32,16 @@ the migration that created the tables asks for it once (see :func:`on_post_migra
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 from django.db.models import Count, Max
 from django.db.models.signals import post_delete, post_save, pre_save
+
+if TYPE_CHECKING:
+    from cards.models import Translatable
 
 #: The advisory lock key on PostgreSQL (any fixed number; "kartothek findings").
 LOCK_KEY = 4_172_001
@@ -159,8 +162,7 @@ def _store(game: str, language: str, only: dict[type, set[int]] | None) -> None:
     """Replace the stored findings of a game and language (or of some objects) with what
     the checks find now."""
     from cards.checks import catalogue_findings
-    from cards.models import TranslationFinding
-    from cards.progress import models_of
+    from cards.models import TranslationFinding, models_of
 
     stored = TranslationFinding.objects.filter(game=game, language=language)
     if only is None:
@@ -193,7 +195,6 @@ def _store_counts(model: type, language: str) -> None:
     never reused: AUTOINCREMENT on SQLite, a sequence on PostgreSQL): :func:`translations_stamp`
     relies on it."""
     from cards.models import TranslationCount, TranslationState
-    from cards.progress import count_by_state
 
     type_id = ContentType.objects.get_for_model(model).pk
     TranslationCount.objects.filter(content_type_id=type_id, language=language).delete()
@@ -228,9 +229,8 @@ def stored_finding_counts(languages: list[str]) -> dict[tuple[str, str], dict[st
 
 def stored_counts(game: str, language: str) -> dict[tuple[int, str], dict[str, int]]:
     """(content type id, field) -> state -> filled texts, for the kinds of a game, as
-    ``cards.progress.count_by_state`` would count them (one query once up to date)."""
-    from cards.models import TranslationCount
-    from cards.progress import models_of
+    ``count_by_state`` would count them (one query once up to date)."""
+    from cards.models import TranslationCount, models_of
 
     refresh_findings()
     type_ids = [ContentType.objects.get_for_model(model).pk for model in models_of(game)]
@@ -302,3 +302,16 @@ def on_post_migrate(sender: Any, plan: Any = None, **kwargs: Any) -> None:
     applied = {(m.app_label, m.name) for m, backwards in (plan or ()) if not backwards}
     if applied & REBUILDING_MIGRATIONS:
         rebuild_findings()
+
+
+def count_by_state(model: type[Translatable], name: str, language: str) -> dict[str, int]:
+    """The filled texts (not empty) of one field of a kind in each state, counted in the
+    translations (a slogan kept German is not counted: it is "untranslated")."""
+    from cards.models import Slogan, Translation
+
+    content_type = ContentType.objects.get_for_model(model)
+    rows = Translation.objects.filter(content_type=content_type, field=name, language=language)
+    if model is Slogan and name == "text":
+        rows = rows.filter(object_id__in=Slogan.objects.filter(keep_german=False).values("pk"))
+    by_state = rows.exclude(text="").values("state").annotate(n=Count("id")).order_by()
+    return {row["state"]: row["n"] for row in by_state}

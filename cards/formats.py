@@ -4,6 +4,8 @@ Reading goes through :func:`cards.files.read_upload` (encodings, delimiters, siz
 checks with messages a curator understands). Spreadsheet formats escape formulas on export
 and undo the escape on import (:mod:`cards.formulas`), so a text that starts with ``=``,
 ``+``, ``-``, ``@``, a tab or a carriage return never runs as a formula, and comes back intact.
+An import's result is told in a curator's words (:func:`describe_errors`: spreadsheet row and
+column) and previewed a page at a time (:func:`preview_context`).
 """
 
 from __future__ import annotations
@@ -82,6 +84,47 @@ class JSON(_Checked, base_formats.JSON):
 FORMATS = [CSV, XLSX, TSV, JSON]
 
 
+def describe_errors(result, origin: list[tuple[int, str]] | None = None,  # type: ignore[no-untyped-def]
+                    name_rows: bool = False) -> list[str]:
+    """Every error of an import result, as a curator reads it: spreadsheet row and column.
+
+    django-import-export counts data rows from 1; a spreadsheet shows the header as row 1,
+    so the first data row is row 2. ``origin`` maps the rows of a file that was reshaped
+    before the import (wide slogan translations) back to the file's rows and columns.
+    ``name_rows``: a row is named by its card too (``row 3 (“Ein Hühnerei”)``).
+    """
+    headers = list(getattr(result, "diff_headers", None) or [])
+    named = next((c for c in ("name", "text", "key") if c in headers), None) if name_rows else None
+
+    def card(values: Any) -> str:
+        if named is None or values is None:
+            return ""
+        value = values.get(named) if isinstance(values, dict) else (
+            values[headers.index(named)] if len(values) > headers.index(named) else None)
+        value = str(value or "").strip()
+        return f" (“{value}”)" if value and value != "---" else ""
+
+    def where(number: int, column: str | None, values: Any = None) -> str:
+        row = number + 1
+        if origin is not None:
+            row, text_column = origin[number - 1]
+            if column in ("text", "field"):
+                column = text_column
+        if column is None:
+            return f"row {row}{card(values)}"
+        return (f"row {row}{card(values)}, "
+                + (f"column `{column}`" if column != "__all__" else "the row"))
+
+    lines = [str(error.error) for error in result.base_errors]
+    for number, errors in result.row_errors():
+        lines.extend(f"{where(number, None, error.row)}: {error.error}" for error in errors)
+    for invalid in result.invalid_rows:
+        for column, messages in invalid.error_dict.items():
+            lines.extend(f"{where(invalid.number, column, invalid.values)}: {message}"
+                         for message in messages)
+    return lines
+
+
 #: Rows and error lines an import preview shows at most; the rest are counted.
 PREVIEW_ROWS = 200
 
@@ -91,8 +134,6 @@ def preview_context(result: Any, limit: int = PREVIEW_ROWS) -> dict[str, Any]:
 
     A preview of every row grows with the file (20,000 rows made a 7 MB page); this keeps the
     page to ``limit`` rows and ``limit`` error lines, with counts of everything."""
-    from cards.catalogue import describe_errors
-
     errors = describe_errors(result, name_rows=True)  # the card's name beside its row
     valid = list(result.valid_rows())
     counts = {kind: 0 for kind in ("new", "update", "delete", "skip")}

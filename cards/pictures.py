@@ -312,3 +312,11 @@ def render_icon(icon: str, *, size: int = TILE_PX, ink: str = INK) -> bytes:
 def picture_size(data: bytes) -> tuple[int, int]:
     with Image.open(io.BytesIO(data)) as image:
         return image.size
+
+
+def stored_file_exists(image: Any) -> bool:
+    """Whether a picture field's file is in its storage (False for an empty or unreadable name)."""
+    try:
+        return bool(image.name) and image.storage.exists(image.name)
+    except (ValueError, OSError):
+        return False

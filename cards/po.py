@@ -58,7 +58,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from cards.checks import Dismissals, TextUnit, load_glossary, open_findings
-from cards.files import TYPE_LABELS
+from cards.columns import TYPE_LABELS
 from cards.models import (
     TRANSLATABLE_MODELS,
     Content,

@@ -6,17 +6,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 
+from cards.findings import count_by_state
 from cards.models import (
     EMPTY,
-    TRANSLATABLE_MODELS,
     Game,
     Slogan,
     SloganOption,
     Translatable,
     Translation,
     TranslationState,
+    models_of,
 )
 from cards.search import matching, translated_matching
 
@@ -55,21 +56,6 @@ class Progress:
     def percent(self) -> int:
         wanted = self.total - self.counts.get("untranslated", 0)
         return round(100 * self.done / wanted) if wanted else 100
-
-
-def models_of(game: str) -> list[type[Translatable]]:
-    return [m for m in TRANSLATABLE_MODELS if m.GAME == game]
-
-
-def count_by_state(model: type[Translatable], name: str, language: str) -> dict[str, int]:
-    """The filled texts (not empty) of one field of a kind in each state, counted in the
-    translations (a slogan kept German is not counted: it is "untranslated")."""
-    content_type = ContentType.objects.get_for_model(model)
-    rows = Translation.objects.filter(content_type=content_type, field=name, language=language)
-    if model is Slogan and name == "text":
-        rows = rows.filter(object_id__in=Slogan.objects.filter(keep_german=False).values("pk"))
-    by_state = rows.exclude(text="").values("state").annotate(n=Count("id")).order_by()
-    return {row["state"]: row["n"] for row in by_state}
 
 
 def progress(game: str, language: str, *, stored: bool = True) -> Progress:

@@ -6,20 +6,14 @@ classes, so a rule checked here (or in the models they clean) holds for every pa
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import models
-from import_export import fields, instance_loaders, resources, widgets
-from simple_history.utils import bulk_create_with_history, bulk_update_with_history
+from import_export import fields, widgets
 
-from cards.concurrency import bump_versions
-from cards.files import COLUMNS, TRANSLATION_COLUMNS, normalise_type_name
-from cards.findings import mark_objects
-from cards.import_diff import ReadableDiff
 from cards.models import (
     AlfonsCard,
     ConceptCard,
@@ -32,294 +26,19 @@ from cards.models import (
     SloganCard,
     SloganOption,
     SymbolTile,
-    Translatable,
-    Translation,
-    TranslationState,
     markets_or_source,
     option_problems,
 )
-from cards.pictures import icon_credit, render_icon, validate_picture
+from cards.pictures import icon_credit, render_icon, stored_file_exists, validate_picture
+from cards.resource_base import (
+    FileRejected,
+    KeyedResource,
+    KeyWidget,
+    StrictBooleanWidget,
+    WeightWidget,
+    WholeNumberWidget,
+)
 from cards.text import validate_key
-from cards.translation import sources_changed_in_bulk
-from cards.weights import parse_weight, show_weight
-
-
-class KeyLoader(instance_loaders.BaseInstanceLoader):
-    """Loads the stored cards of every key in the file up front, in a few queries."""
-
-    def __init__(self, resource: Any, dataset: Any = None) -> None:
-        super().__init__(resource, dataset)
-        keys = sorted({str(row.get("key") or "").strip() for row in (dataset.dict if dataset else [])})
-        queryset = resource.get_queryset()
-        self.by_key: dict[str, Any] = {}
-        for chunk in _chunks(keys):
-            self.by_key.update((obj.key, obj) for obj in queryset.filter(key__in=chunk))
-
-    def get_instance(self, row: dict) -> Any:
-        return self.by_key.get(str(row.get("key") or "").strip())
-
-
-class KeyedResource(resources.ModelResource):
-    """Rows are matched on ``key``; an unchanged row is reported as skipped, not saved.
-
-    Rows are checked one by one (every field, every rule of the model) but written in
-    batches: ``bulk_create_with_history`` / ``bulk_update_with_history`` write the rows and
-    their history, and translations of changed source texts drop to *needs editing* in one
-    pass. Uniqueness is checked against an index of the table loaded once, not a query per
-    row. Resources whose rows write more than their own table (slogans with their options,
-    tiles with their pictures) save row by row instead (``use_bulk = False``).
-    """
-
-    class Meta:
-        abstract = True
-        import_id_fields = ("key",)
-        skip_unchanged = True
-        report_skipped = True
-        clean_model_instances = True
-        use_transactions = True
-        use_bulk = True
-        batch_size = 500
-        instance_loader_class = KeyLoader
-        exclude = ("id", "norm", "created_at", "updated_at")
-
-    def __init__(self, *, preview: bool = True, change_reason: str = "spreadsheet import",
-                 **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.change_reason = change_reason  # shown in each card's history
-        if not preview:
-            # Commands show no per-row diff: do not build one (no copy of every stored row);
-            # skip_row compares the imported fields with a snapshot instead.
-            self._meta = copy.copy(self._meta)
-            self._meta.skip_html_diff = True
-            self._meta.skip_diff = self._meta.use_bulk
-        self._text_index: dict[str, str] | None = None
-
-    def get_queryset(self) -> models.QuerySet:
-        return super().get_queryset().order_by("key")
-
-    def get_diff_class(self) -> type:
-        return ReadableDiff  # old → new per cell, not a character-wise strike-through
-
-    def export(self, *args: Any, **kwargs: Any) -> Any:
-        dataset = super().export(*args, **kwargs)
-        # A workbook's sheet names its content type, so importing it needs no --type.
-        dataset.title = normalise_type_name(str(self._meta.model._meta.verbose_name_plural))
-        return dataset
-
-    def before_import(self, dataset: Any, **kwargs: Any) -> None:
-        check_columns(dataset, *COLUMNS[self._meta.model])
-        check_unique_rows(dataset, ("key",))
-
-    def before_save_instance(self, instance: Any, row: Any, **kwargs: Any) -> None:
-        super().before_save_instance(instance, row, **kwargs)
-        instance._change_reason = self.change_reason
-
-    # --- unchanged rows without a diff --------------------------------------------------
-
-    def _values(self, instance: Any) -> tuple:
-        if not hasattr(self, "_value_attributes"):
-            self._value_attributes = tuple(
-                field.attribute for field in self.get_import_fields() if field.attribute
-            )
-        return tuple(getattr(instance, name, None) for name in self._value_attributes)
-
-    def after_init_instance(self, instance: Any, new: bool, row: Any, **kwargs: Any) -> None:
-        if self._meta.skip_diff and not new:
-            instance._import_snapshot = self._values(instance)
-
-    def skip_row(self, instance, original, row, import_validation_errors=None):  # type: ignore[no-untyped-def]
-        snapshot = getattr(instance, "_import_snapshot", None)
-        if self._meta.skip_diff and self._meta.skip_unchanged and not import_validation_errors:
-            return snapshot is not None and snapshot == self._values(instance)
-        return super().skip_row(instance, original, row, import_validation_errors)
-
-    # --- validation without a query per row ------------------------------------------
-
-    def text_index(self) -> dict[str, str]:
-        """Normalised text -> key of every stored card of this type (loaded once)."""
-        if self._text_index is None:
-            model = self._meta.model
-            self._text_index = (
-                dict(model._default_manager.values_list("norm", "key")) if model.TEXT_FIELD else {}
-            )
-        return self._text_index
-
-    def validate_instance(self, instance, import_validation_errors=None, validate_unique=True):  # type: ignore[no-untyped-def]
-        if not self._meta.use_bulk:
-            return super().validate_instance(instance, import_validation_errors, validate_unique)
-        errors = dict(import_validation_errors or {})
-        instance._text_index = self.text_index()
-        try:
-            # The key's uniqueness is the file's (checked in before_import) and the loader's
-            # (a stored key is an update); the database constraints are mirrored by field
-            # validators and clean(). Fields the file does not set need no check.
-            instance.full_clean(exclude={*errors, *self._unimported_fields()},
-                                validate_unique=False, validate_constraints=False)
-        except ValidationError as exc:
-            errors = exc.update_error_dict(errors)
-        finally:
-            del instance._text_index
-        if errors:
-            raise ValidationError(errors)
-        if instance.TEXT_FIELD:
-            self.text_index()[instance.norm_of_text()] = instance.key
-
-    def _unimported_fields(self) -> set[str]:
-        if not hasattr(self, "_unimported"):
-            imported = {f.attribute for f in self.get_import_fields() if f.attribute}
-            self._unimported = {
-                f.name for f in self._meta.model._meta.concrete_fields if f.name not in imported
-            }
-        return self._unimported
-
-    # --- batched writes with history -------------------------------------------------
-
-    def bulk_create(self, using_transactions, dry_run, raise_errors, batch_size=None, result=None):  # type: ignore[no-untyped-def]
-        if self.create_instances and (using_transactions or not dry_run):
-            try:
-                for obj in self.create_instances:
-                    obj.prepare_for_bulk()
-                created = bulk_create_with_history(self.create_instances, self._meta.model,
-                                                   batch_size=batch_size,
-                                                   default_change_reason=self.change_reason)
-                # bulk_create sends no post_save: the stored check findings learn it here
-                mark_objects(self._meta.model, [obj.pk for obj in created])
-            except Exception as exc:  # reported as the file's error; the import rolls back
-                self.handle_import_error(result, exc, raise_errors)
-            finally:
-                self.create_instances.clear()
-
-    def bulk_update(self, using_transactions, dry_run, raise_errors, batch_size=None, result=None):  # type: ignore[no-untyped-def]
-        if self.update_instances and (using_transactions or not dry_run):
-            try:
-                changes = [(obj, obj.changed_sources()) for obj in self.update_instances]
-                for obj in self.update_instances:
-                    obj.prepare_for_bulk()
-                bump_versions(self._meta.model, self.update_instances)
-                fields = [
-                    f.attribute for f in self.get_import_fields()
-                    if f.attribute and f.attribute != "key"
-                ] + ["norm", "updated_at"]
-                bulk_update_with_history(self.update_instances, self._meta.model, fields,
-                                         batch_size=batch_size,
-                                         default_change_reason=self.change_reason)
-                sources_changed_in_bulk([(obj, c) for obj, c in changes if c])
-                mark_objects(self._meta.model, [obj.pk for obj in self.update_instances])
-            except Exception as exc:  # reported as the file's error; the import rolls back
-                self.handle_import_error(result, exc, raise_errors)
-            finally:
-                self.update_instances.clear()
-
-
-class FileRejected(ValueError):
-    """The file as a whole cannot be imported (its columns or duplicate rows)."""
-
-
-def check_columns(dataset: Any, required: tuple[str, ...], optional: tuple[str, ...]) -> None:
-    headers = [str(h).strip() for h in (dataset.headers or [])]
-    missing = [c for c in required if c not in headers]
-    unknown = [h for h in headers if h not in required and h not in optional]
-    problems = []
-    if missing:
-        problems.append("missing columns: " + ", ".join(f"`{c}`" for c in missing))
-    if unknown:
-        problems.append("unknown columns: " + ", ".join(f"`{c}`" for c in unknown))
-    if problems:
-        expected = ", ".join(required + optional)
-        raise FileRejected(f"The file has {'; '.join(problems)} (expected: {expected}).")
-
-
-def check_unique_rows(dataset: Any, columns: tuple[str, ...]) -> None:
-    """Two rows for the same card would silently overwrite each other: refuse the file."""
-    seen: dict[tuple[str, ...], int] = {}
-    clashes = []
-    for number, row in enumerate(dataset.dict, start=2):
-        ident = tuple(str(row.get(c) or "").strip() for c in columns)
-        if ident in seen:
-            clashes.append(f"rows {seen[ident]} and {number} ({', '.join(ident)})")
-        else:
-            seen[ident] = number
-    if clashes:
-        raise FileRejected(
-            f"The file has the same {' + '.join(columns)} twice: " + "; ".join(clashes[:10])
-            + (f" and {len(clashes) - 10} more" if len(clashes) > 10 else "") + "."
-        )
-
-
-class StrictBooleanWidget(widgets.BooleanWidget):
-    """true/false, yes/no, 1/0 or empty (= false); anything else is an error, not False."""
-
-    TRUE = {"1", "true", "yes", "y", "ja", "wahr", "x"}
-    FALSE = {"0", "false", "no", "n", "nein", "falsch", ""}
-
-    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> bool:
-        if isinstance(value, bool):
-            return value
-        text = "" if value is None else str(value).strip().lower()
-        if text in self.TRUE:
-            return True
-        if text in self.FALSE:
-            return False
-        raise ValueError(f"“{value}” is not true or false.")
-
-    def render(self, value: Any, obj: Any = None, **kwargs: Any) -> str:
-        return "true" if value else "false"
-
-
-class WholeNumberWidget(widgets.IntegerWidget):
-    """A whole number; '12.0' from a spreadsheet is fine, '12.5' or 'zwölf' is not."""
-
-    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> int | None:
-        if value is None or (isinstance(value, str) and not value.strip()):
-            return None
-        try:
-            number = float(str(value).strip().replace("_", ""))
-        except ValueError:
-            raise ValueError(f"“{value}” is not a whole number.") from None
-        if not number.is_integer():
-            raise ValueError(f"“{value}” is not a whole number.")
-        return int(number)
-
-    def render(self, value: Any, obj: Any = None, **kwargs: Any) -> Any:
-        # A number cell in a workbook (JSON: a number), not text; CSV writes it the same.
-        return value
-
-
-class WeightWidget(widgets.IntegerWidget):
-    """A weight as the admin takes it (cards.weights.parse_weight: "55 kg", "0,5 t", a plain
-    number of grams), exported as a number so a spreadsheet keeps it a number."""
-
-    def __init__(self) -> None:
-        super().__init__(coerce_to_string=False)
-
-    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> int | None:
-        if value is None or (isinstance(value, str) and not value.strip()):
-            return None
-        return parse_weight(value)  # a WeightError is a ValueError: reported on its cell
-
-    def render(self, value: Any, obj: Any = None, **kwargs: Any) -> Any:
-        return value
-
-    def show(self, value: Any) -> str:
-        """How the import preview shows a weight: as the admin does ("55 kg")."""
-        try:
-            return show_weight(int(value))
-        except (TypeError, ValueError):
-            return str(value)
-
-
-class KeyWidget(widgets.ForeignKeyWidget):
-    """A reference to another card by its key, with a message naming the missing key."""
-
-    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> Any:
-        if value in (None, ""):
-            return None
-        try:
-            return self.get_queryset(value, row, **kwargs).get(key=str(value).strip())
-        except self.model.DoesNotExist:
-            raise ValueError(
-                f"There is no {self.model._meta.verbose_name} with the key “{value}”."
-            ) from None
 
 
 class ConceptCardResource(KeyedResource):
@@ -356,7 +75,7 @@ class SymbolTileResource(KeyedResource):
         if picture:
             instance._picture_bytes = self._read_picture(picture)  # type: ignore[attr-defined]
         elif instance.icon and (
-            not instance.image or instance.icon != previous_icon or not _file_exists(instance.image)
+            not instance.image or instance.icon != previous_icon or not stored_file_exists(instance.image)
         ):
             try:
                 instance._picture_bytes = render_icon(instance.icon)  # type: ignore[attr-defined]
@@ -398,17 +117,12 @@ class SymbolTileResource(KeyedResource):
 
 
 def _file_bytes(image: Any) -> bytes | None:
-    if not _file_exists(image):
+    if not stored_file_exists(image):
         return None
     with image.storage.open(image.name, "rb") as handle:
         return handle.read()
 
 
-def _file_exists(image: Any) -> bool:
-    try:
-        return bool(image.name) and image.storage.exists(image.name)
-    except (ValueError, OSError):
-        return False
 
 
 class SignSymbolResource(KeyedResource):
@@ -676,160 +390,6 @@ class SauschwerObjectResource(KeyedResource):
         fields = ("key", "name", "weight_g", "source")
 
 
-# --- translations ------------------------------------------------------------------------
-
-
-class TranslationResource(resources.ModelResource):
-    """Translations of one content type: one row per (key, field, language).
-
-    Slogans address their answer options as the fields ``option_1`` … ``option_4``.
-    """
-
-    content_model: ClassVar[type[Content]]
-
-    key = fields.Field(column_name="key", attribute=None)
-    field = fields.Field(column_name="field", attribute=None)
-    language = fields.Field(column_name="language", attribute="language")
-    text = fields.Field(column_name="text", attribute="text")
-    state = fields.Field(column_name="state", attribute="state")
-
-    class Meta:
-        model = Translation
-        fields = ("key", "field", "language", "text", "state")
-        import_id_fields = ("key", "field", "language")
-        skip_unchanged = True
-        report_skipped = True
-        clean_model_instances = True
-        use_transactions = True
-
-    def before_import(self, dataset: Any, **kwargs: Any) -> None:
-        check_columns(dataset, *TRANSLATION_COLUMNS)
-        check_unique_rows(dataset, ("key", "field", "language"))
-        self._load(dataset)
-
-    def _load(self, dataset: Any) -> None:
-        """Every card, option and stored translation the file names, in a few queries."""
-        model = self.content_model
-        keys = sorted({str(row.get("key") or "").strip() for row in dataset.dict})
-        self._objects: dict[str, Any] = {}
-        for chunk in _chunks(keys):
-            self._objects.update((o.key, o) for o in model._default_manager.filter(key__in=chunk))
-        targets: list[Any] = list(self._objects.values())
-        self._options: dict[tuple[int, int], SloganOption] = {}
-        if model is Slogan:
-            for chunk in _chunks([o.pk for o in targets]):
-                for option in SloganOption.objects.filter(slogan_id__in=chunk):
-                    self._options[(option.slogan_id, option.position)] = option
-            targets += list(self._options.values())
-        self._stored: dict[tuple[int, int, str, str], Translation] = {}
-        by_type: dict[int, list[int]] = {}
-        for target in targets:
-            by_type.setdefault(_content_type(type(target)).pk, []).append(target.pk)
-        for type_id, ids in by_type.items():
-            for chunk in _chunks(ids):
-                for row in Translation.objects.filter(content_type_id=type_id, object_id__in=chunk):
-                    self._stored[(type_id, row.object_id, row.field, row.language)] = row
-
-    # Which object and model field a (key, field) pair of a row points at.
-    def _target(self, row: dict) -> tuple[Translatable, str]:
-        key = str(row.get("key") or "").strip()
-        label = str(row.get("field") or "").strip()
-        model = self.content_model
-        obj = self._objects.get(key)
-        if obj is None:
-            raise ValidationError(
-                {"key": f"There is no {model._meta.verbose_name} with the key “{key}”."}
-            )
-        if model is Slogan and label in OPTION_COLUMNS:
-            option = self._options.get((obj.pk, int(label[-1])))
-            if option is None:
-                raise ValidationError({"field": f"The slogan “{key}” has no {label}."})
-            return option, "text"
-        valid = list(model.TRANSLATABLE_FIELDS) + (list(OPTION_COLUMNS) if model is Slogan else [])
-        if label not in model.TRANSLATABLE_FIELDS:
-            raise ValidationError(
-                {"field": f"“{label}” is not a translatable field; use one of: {', '.join(valid)}."}
-            )
-        return obj, label
-
-    def get_instance(self, instance_loader: Any, row: dict) -> Translation | None:
-        try:
-            obj, field = self._target(row)
-        except ValidationError:
-            return None  # init_instance reports it
-        language = str(row.get("language") or "").strip()
-        stored = self._stored.get((_content_type(type(obj)).pk, obj.pk, field, language))
-        if stored is not None:
-            stored.content_object = obj  # known already: no query to fetch it again
-        return stored
-
-    def init_instance(self, row: dict | None = None) -> Translation:
-        obj, field = self._target(row or {})
-        return Translation(content_object=obj, field=field)
-
-    def import_instance(self, instance: Translation, row: dict, **kwargs: Any) -> None:
-        stored_text, stored_state = instance.text, instance.state
-        super().import_instance(instance, row, **kwargs)
-        instance.language = (instance.language or "").strip()
-        instance.state = (instance.state or "").strip() or TranslationState.TRANSLATED
-        if (
-            instance.pk
-            and stored_state == TranslationState.NEEDS_EDITING
-            and instance.text == stored_text
-        ):
-            # The file holds the same text that was made from the old source: importing it
-            # again does not confirm it against the new source.
-            instance.state = TranslationState.NEEDS_EDITING
-
-    def get_queryset(self) -> models.QuerySet:
-        types = [_content_type(self.content_model)]
-        if self.content_model is Slogan:
-            types.append(_content_type(SloganOption))
-        return (
-            Translation.objects.filter(content_type__in=types)
-            .prefetch_related("content_object")
-            .order_by("content_type_id", "object_id", "field", "language")
-        )
-
-    def export(self, queryset: Any = None, **kwargs: Any):  # type: ignore[no-untyped-def]
-        rows = list(queryset if queryset is not None else self.get_queryset())
-        if self.content_model is Slogan:
-            options = [r.content_object for r in rows if isinstance(r.content_object, SloganOption)]
-            slogans = Slogan.objects.in_bulk({o.slogan_id for o in options})
-            for option in options:
-                option.slogan = slogans[option.slogan_id]
-        rows.sort(key=lambda r: (self.dehydrate_key(r), self.dehydrate_field(r), r.language))
-        return super().export(queryset=rows, **kwargs)
-
-    def dehydrate_key(self, row: Translation) -> str:
-        return row.content_object.key
-
-    def dehydrate_field(self, row: Translation) -> str:
-        obj = row.content_object
-        if isinstance(obj, SloganOption):
-            return f"option_{obj.position}"
-        return row.field
-
-
-def _chunks(items: list[Any], size: int = 900) -> list[list[Any]]:
-    """Slices small enough for SQLite's limit of parameters per statement."""
-    return [items[start:start + size] for start in range(0, len(items), size)]
-
-
-def _content_type(model: type[models.Model]):  # type: ignore[no-untyped-def]
-    from django.contrib.contenttypes.models import ContentType
-
-    return ContentType.objects.get_for_model(model)
-
-
-def translation_resource_for(model: type[Content]) -> type[TranslationResource]:
-    return type(
-        f"{model.__name__}TranslationResource",
-        (TranslationResource,),
-        {"content_model": model, "Meta": TranslationResource.Meta},
-    )
-
-
 #: Content model -> its resource.
 RESOURCES: dict[type[Content], type[KeyedResource]] = {
     ConceptCard: ConceptCardResource,
@@ -841,34 +401,3 @@ RESOURCES: dict[type[Content], type[KeyedResource]] = {
     AlfonsCard: AlfonsCardResource,
     SauschwerObject: SauschwerObjectResource,
 }
-
-
-# --- slogan translations, one row per (key, language) ------------------------------------
-
-#: The columns of a slogan translation file in its wide form: the slogan and its four
-#: options side by side, one row per slogan and language (``state`` applies to the row).
-WIDE_SLOGAN_COLUMNS = ("key", "language", "text", *OPTION_COLUMNS)
-
-
-def is_wide_slogan_translations(headers: Any) -> bool:
-    names = {str(h).strip() for h in (headers or [])}
-    return set(WIDE_SLOGAN_COLUMNS) <= names <= {*WIDE_SLOGAN_COLUMNS, "state"}
-
-
-def narrow_slogan_translations(dataset: Any) -> tuple[Any, list[tuple[int, str]]]:
-    """The wide form as the long one (a row per text), and for each long row the
-    spreadsheet row and column it came from. An empty cell leaves that text alone."""
-    import tablib
-
-    check_unique_rows(dataset, ("key", "language"))
-    narrow = tablib.Dataset(headers=["key", "field", "language", "text", "state"])
-    origin: list[tuple[int, str]] = []
-    for number, row in enumerate(dataset.dict, start=2):
-        for column in ("text", *OPTION_COLUMNS):
-            value = row.get(column)
-            if value is None or not str(value).strip():
-                continue
-            narrow.append((row.get("key"), column, row.get("language"), value,
-                           row.get("state") or ""))
-            origin.append((number, column))
-    return narrow, origin

@@ -1,5 +1,7 @@
 """The life of a translation: made from a source text, outdated when the source changes.
 
+When a source text changes, its translations follow it (``source_changed`` and
+``follow_source``, kept beside the model in cards/models/base.py, which calls them on save).
 The states follow Weblate: a missing translation is *empty*; a translator's work is
 *translated*; a reviewer's is *approved*; a translation whose source changed *needs editing*.
 """
@@ -12,6 +14,7 @@ from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 
 from cards.models import EMPTY, Translatable, Translation, TranslationState
+from cards.models.base import follow_source
 
 #: Who may set a translation to *approved* (the README's roles table: Curators, not Translators).
 APPROVE_PERMISSION = "cards.approve_translation"
@@ -47,35 +50,6 @@ def reviewed_state(user: Any, stored: Translation | None, text: str, state: str,
 
 def target_languages() -> list[str]:
     return list(settings.KARTOTHEK_LANGUAGES[1:])
-
-
-def source_changed(obj: Translatable, field: str, new_source: str) -> None:
-    """Drop the translations of a changed source text to *needs editing*.
-
-    A translation keeps the source it was made from in ``source_text``; when the source is
-    changed back to exactly that text, the translation gets back the state it had.
-    """
-    rows = Translation.objects.filter(
-        content_type=ContentType.objects.get_for_model(type(obj)),
-        object_id=obj.pk,
-        field=field,
-    )
-    for row in rows:
-        if follow_source(row, new_source):
-            row.save(update_fields=["state", "state_before_change", "updated_at"])
-
-
-def follow_source(row: Translation, new_source: str) -> bool:
-    """Move a translation's state after its source changed to new_source; True if it moved."""
-    if row.source_text == new_source:
-        if row.state == TranslationState.NEEDS_EDITING and row.state_before_change:
-            row.state, row.state_before_change = row.state_before_change, ""
-            return True
-        return False
-    if row.state != TranslationState.NEEDS_EDITING:
-        row.state_before_change, row.state = row.state, TranslationState.NEEDS_EDITING
-        return True
-    return False
 
 
 def save_translation(

@@ -34,7 +34,8 @@ from django.core.files.uploadhandler import FileUploadHandler, SkipFile
 from django.http import HttpRequest
 from import_export.tmp_storages import BaseStorage
 
-from cards.files import _size, max_upload_bytes
+from cards.files import max_upload_bytes
+from cards.tables import size_text
 
 REFUSAL_ATTRIBUTE = "kartothek_upload_refusal"
 
@@ -63,7 +64,7 @@ class LimitedUploadHandler(FileUploadHandler):
             if self.request is not None:
                 setattr(self.request, REFUSAL_ATTRIBUTE, (
                     f"{self.file_name}: the file is larger than "
-                    f"{_size(self.limit, 'g')}, the most an upload takes; nothing was read"
+                    f"{size_text(self.limit, 'g')}, the most an upload takes; nothing was read"
                 ))
             raise SkipFile
         return raw_data

@@ -7,9 +7,8 @@ the row checks, so content that reached the database some other way is caught to
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -39,7 +38,7 @@ from cards.models import (
     translation_max_length,
 )
 from cards.option_findings import open_findings
-from cards.resources import _file_exists
+from cards.pictures import stored_file_exists
 from cards.text import normalise, validate_clean_text
 
 MIN_CONCEPTS = 8  # one board of eight concept cards
@@ -71,7 +70,7 @@ def _row_problems(model) -> list[Problem]:  # type: ignore[no-untyped-def]
     references = [f.name for f in model._meta.concrete_fields if f.is_relation]
     for obj in queryset:
         # A picture whose file is gone cannot be opened to check it: reported below instead.
-        gone = isinstance(obj, SymbolTile) and bool(obj.image) and not _file_exists(obj.image)
+        gone = isinstance(obj, SymbolTile) and bool(obj.image) and not stored_file_exists(obj.image)
         try:
             obj.clean_fields(exclude=[*references, "image"] if gone else references)
         except ValidationError as exc:
@@ -219,8 +218,21 @@ def _slogan_market_problems() -> list[Problem]:
                     problems.append(Problem(
                         where, f"its card is in the {language} deck, but option {position} has no "
                         f"{language} text yet (it would print German)."))
-    problems.extend(_released_market_problems({key: market_leaves(m) for _pk, key, _c, m, _k in slogans}))
+    markets_of = {key: market_leaves(m) for _pk, key, _c, m, _k in slogans}
+    for rule in MARKET_RULES:
+        problems.extend(rule(markets_of))
     return problems
+
+
+MarketRule = Callable[[dict[str, set[str]]], list[Problem]]
+# Rules over each slogan's market leaves that need more than the content model: the exports
+# app adds the check of what was published (exports/release_checks.py) when Django starts.
+MARKET_RULES: list[MarketRule] = []
+
+
+def register_market_rule(rule: MarketRule) -> None:
+    if rule not in MARKET_RULES:
+        MARKET_RULES.append(rule)
 
 
 def _translated(model: type, language: str) -> set[int]:
@@ -229,35 +241,6 @@ def _translated(model: type, language: str) -> set[int]:
         content_type=ContentType.objects.get_for_model(model), field="text", language=language,
     ).exclude(text="").exclude(state=TranslationState.NEEDS_EDITING).values_list(
         "object_id", flat=True))
-
-
-def _released_market_problems(markets_of: dict[str, set[str]]) -> list[Problem]:
-    """The newest Slogan release of each edition (de, en, en-GB, en-US) must hold only
-    slogans known in its market(s)."""
-    from exports.models import Release  # the catalogue rules also guard what was published
-
-    problems = []
-    for language in settings.KARTOTHEK_LANGUAGES:
-        for edition in editions_of(language):
-            release = Release.objects.filter(game="slogan", language=edition).order_by(
-                "-version").first()
-            if release is None:
-                continue
-            try:
-                pack = json.loads(bytes(release.data))
-                keys = [s["key"] for c in pack["body"]["cards"] for s in c["slogans"]]
-            except (ValueError, KeyError, TypeError):
-                continue  # a damaged release is the release checks' business, not this one
-            foreign = [k for k in keys
-                       if not in_edition(markets_of.get(k, market_leaves(edition)), edition)]
-            if foreign:
-                shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more"
-                                                  if len(foreign) > 5 else "")
-                problems.append(Problem(
-                    f"Slogan release {release.version} ({edition})",
-                    f"holds {len(foreign)} slogans not known in market '{edition}' ({shown}); "
-                    "publish the pack again to print only the cards of that edition."))
-    return problems
 
 
 Units = dict[int, dict[int, tuple[str, list[tuple[str, bool]]]]]

@@ -21,22 +21,23 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
 from cards.models import Game, split_edition
+from cards.permissions import draft_permissions
+from common.permissions import has_all
 from exports.deltas import MAX_SPAN, make_delta
+from exports.errors import PackError
 from exports.models import Release, ReleaseSignature
 from exports.packs import (
     SCHEMA_PATH,
-    PackError,
     build_pack,
     canonical,
     editions_of_game,
-    gzip_bytes,
     picture_bytes,
     sha256,
     with_embedded_pictures,
 )
 from exports.release_files import ReleaseFileError, read_release
+from exports.serialise import gzip_bytes
 from exports.signing import ALGORITHM, public_keys
-from kartothek.permissions import draft_permissions, has_all
 
 OPENAPI_PATH = Path(__file__).parent / "schema" / "openapi.json"
 IMMUTABLE = "public, max-age=31536000, immutable"

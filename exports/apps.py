@@ -1,3 +1,7 @@
+"""The exports app: packs and releases, print, previews, webhooks. When Django starts it adds
+its rules to the content model's (cards) registries: the *does not fit* translation check and
+the check of the published Slogan decks."""
+
 from django.apps import AppConfig
 
 
@@ -6,15 +10,14 @@ class ExportsConfig(AppConfig):
     verbose_name = "Packs and print"
 
     def ready(self) -> None:
-        # django-tasks-db registers its raw task table in the admin; curators follow their
-        # decks on the job pages (exports/print_views.py), and the README's roles table
-        # covers every admin page, so the raw table stays out.
-        from django.contrib import admin
-        from django_tasks_db.models import DBTaskResult
+        # the signing key's system check; webhooks announce every new release
+        from cards.checks import register_fit_check
+        from cards.validation import register_market_rule
+        from common import deploy_checks  # noqa: F401  (check --deploy: no example secrets)
+        from exports import signing, webhooks  # noqa: F401
+        from exports.preview import fit_problem
+        from exports.release_checks import released_market_problems
 
-        if admin.site.is_registered(DBTaskResult):
-            admin.site.unregister(DBTaskResult)
-        # the signing key's system check; webhooks announce every new release, and their
-        # admin pages (after the admin's autodiscover, before any URL is resolved)
-        from exports import signing, webhooks, webhooks_admin  # noqa: F401
-        from kartothek import deploy_checks  # noqa: F401  (check --deploy: no example secrets)
+        # the content rules measure with the print layout and look at what was published
+        register_fit_check(fit_problem)
+        register_market_rule(released_market_problems)

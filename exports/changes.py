@@ -18,18 +18,19 @@ stores it with the release (``Release.changes``), so every release keeps what it
      "other": [{"field", "label", "old", "new"}]}
 
 ``other`` holds what is not a card: a pack field outside the keyed lists (none today).
+What publishing now would release (``exports.packs.pending``) compares the draft with the
+newest release through :func:`pack_changes`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from exports.deltas import make_delta
 
 if TYPE_CHECKING:
-    from exports.models import Release
+    pass
 
 FORMAT_VERSION = 1
 
@@ -269,38 +270,3 @@ def untranslated(pack: dict[str, Any]) -> list[dict[str, str]]:
     for list_name, entries in sorted(pack.get("body", {}).items()):
         walk(entries, list_name, "")
     return found
-
-
-@dataclass(frozen=True)
-class Pending:
-    """What publishing now would release: the newest release, the draft, and the changes."""
-
-    latest: Release | None
-    draft: dict[str, Any]
-    changes: dict[str, Any]
-
-    @property
-    def version(self) -> int:
-        """The version publishing would make."""
-        return (self.latest.version if self.latest else 0) + 1
-
-    @property
-    def empty(self) -> bool:
-        return self.latest is not None and self.latest.body_sha256 == self.draft["sha256"]
-
-    @property
-    def untranslated(self) -> list[dict[str, str]]:
-        return untranslated(self.draft)
-
-
-def pending(game: str, language: str) -> Pending:
-    """The changes since the newest release of a game and language (all added if none)."""
-    import json
-
-    from exports.models import Release
-    from exports.packs import build_pack
-
-    latest = Release.objects.latest_of(game, language)
-    draft = build_pack(game, language)
-    old = json.loads(bytes(latest.data)) if latest is not None else None
-    return Pending(latest, draft, pack_changes(old, draft))

@@ -1,6 +1,6 @@
 """Decks rendered in the background: django-tasks with its database backend.
 
-The print page (exports/print_views.py) checks the options and the deck at once (a bad
+The print page (curation/print_pages.py) checks the options and the deck at once (a bad
 option or an untranslated text is shown on the form, nothing is queued), then queues every
 print-shop deck and every PDF of more than ``KARTOTHEK_JOB_CARDS`` cards as a RenderJob. The
 worker (``python manage.py db_worker``, ``make worker``) renders it into a temporary file,
@@ -28,8 +28,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django_tasks import task
 
+from exports.errors import PackError
 from exports.models import RenderJob, decks_storage
-from exports.packs import PackError
 from exports.pdf import DeckError, DeckOptions, DeckRenderer, OptionError
 from exports.pdf.imposition import NoRoom
 from exports.pdf.raster import RasterError

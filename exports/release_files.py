@@ -20,7 +20,7 @@ import logging
 from django.core.files.base import ContentFile
 from django.core.files.storage import Storage, storages
 
-from exports.packs import PackError
+from exports.errors import PackError
 
 RELEASE_DIR = "releases"
 

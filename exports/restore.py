@@ -34,7 +34,8 @@ from cards.models import (
     Translation,
 )
 from cards.pictures import render_icon
-from exports.packs import PackError, sha256
+from exports.errors import PackError
+from exports.packs import sha256
 
 GAME_MODELS: dict[str, tuple[type[Content], ...]] = {
     Game.SYMBOLS: (ConceptCard, SymbolTile),

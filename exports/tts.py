@@ -26,9 +26,10 @@ from typing import Any
 from PIL import Image
 
 from exports.packs import pack_edition
+from exports.pdf.common import GAME_TITLES
 from exports.pdf.options import DeckOptions
 from exports.pdf.raster import pages_to_images
-from exports.pdf.render import GAME_TITLES, DeckRenderer
+from exports.pdf.render import DeckRenderer
 
 MAX_COLUMNS, MAX_ROWS, MAX_PIXELS = 10, 7, 4096
 CARDS_PER_SHEET = MAX_COLUMNS * MAX_ROWS

@@ -2,15 +2,15 @@
 
 from django.urls import path
 
-from games import views
+from games import assets, lobby, pages, views
 
 app_name = "play"
 
 urlpatterns = [
-    path("", views.lobby, name="lobby"),
-    path("join", views.join_by_code, name="join_by_code"),
-    path("language", views.set_language, name="language"),
-    path("assets/<str:name>", views.asset, name="asset"),
+    path("", lobby.lobby, name="lobby"),
+    path("join", lobby.join_by_code, name="join_by_code"),
+    path("language", pages.set_language, name="language"),
+    path("assets/<str:name>", assets.asset, name="asset"),
     path("<str:code>/", views.room_page, name="room"),
     path("<str:code>/join", views.join, name="join"),
     path("<str:code>/table", views.table_page, name="table"),

@@ -24,7 +24,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from kartothek.env import env_bool, env_header, env_int, env_list, env_path, env_str
+from common.env import env_bool, env_header, env_int, env_list, env_path, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("KARTOTHEK_VAR_DIR", str(BASE_DIR / "var")))
@@ -48,7 +48,7 @@ ALLOWED_HOSTS = env_list(
 )
 
 INSTALLED_APPS = [
-    "kartothek.admin.KartothekAdminConfig",
+    "curation.site.KartothekAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "cards",
     "exports",
     "games",
+    "curation",
 ]
 
 MIDDLEWARE = [
@@ -74,7 +75,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The admin's words and date formats follow the browser: German or English.
-    "kartothek.admin_language.AdminLanguageMiddleware",
+    "curation.language.AdminLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Failed room lookups per client (guessing codes): 429 after KARTOTHEK_PLAY_LOOKUP_LIMIT.
     "games.ratelimit.RoomLookupMiddleware",
@@ -174,7 +175,7 @@ FILE_UPLOAD_HANDLERS = [
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
-# What one import file may hold (cards.files.ImportLimits); README, "Spreadsheets".
+# What one import file may hold (cards.tables.ImportLimits); README, "Spreadsheets".
 KARTOTHEK_IMPORT_MAX_BYTES = 20 * 1024 * 1024
 KARTOTHEK_IMPORT_MAX_ROWS = 20_000
 KARTOTHEK_IMPORT_MAX_COLUMNS = 50
@@ -252,7 +253,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_ENABLE_ADMIN = False
 # Behind N proxies the client is the Nth address from the right of X-Forwarded-For.
 KARTOTHEK_PROXY_COUNT = env_int("KARTOTHEK_PROXY_COUNT", 0)
-AXES_CLIENT_IP_CALLABLE = "kartothek.security.client_ip"
+AXES_CLIENT_IP_CALLABLE = "common.security.client_ip"
 
 # Where the admin lives (a less guessable path keeps some scanners away; not a secret).
 KARTOTHEK_ADMIN_PATH = env_path("KARTOTHEK_ADMIN_PATH", "admin/")

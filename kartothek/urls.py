@@ -1,3 +1,5 @@
+"""The project's URLs: the admin (curation), the play pages and their API, the packs API, media."""
+
 from django.conf import settings
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponsePermanentRedirect
@@ -12,8 +14,8 @@ def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
     return HttpResponsePermanentRedirect(static("cards/favicon.svg"))
 
 
-# An admin-styled 403 that names what the page needs and who holds it (kartothek/forbidden.py).
-handler403 = "kartothek.forbidden.forbidden"
+# An admin-styled 403 that names what the page needs and who holds it (curation/forbidden.py).
+handler403 = "curation.forbidden.forbidden"
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),

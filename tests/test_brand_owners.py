@@ -12,8 +12,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from cards.brand_files import BrandOwnershipResource
-from cards.catalogue import describe_errors, export_catalogue, import_catalogue
-from cards.formats import load_table
+from cards.catalogue import export_catalogue, import_catalogue
+from cards.formats import describe_errors, load_table
 from cards.models import BrandOwnership, CheckDismissal, SloganCard, SloganOption
 
 pytestmark = pytest.mark.django_db

@@ -1,6 +1,6 @@
 """A curator prints a deck from the admin in a real browser (Playwright driving Chromium).
 
-Uses the URL name admin:exports_print (wired in kartothek/admin.py's get_urls).
+Uses the URL name admin:exports_print (wired in curation/site.py's get_urls).
 """
 
 import io

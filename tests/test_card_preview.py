@@ -1,4 +1,4 @@
-"""Card previews (exports/preview.py, cards/admin_preview.py): one card as it prints, as PNG.
+"""Card previews (exports/preview.py, curation/card_previews.py): one card as it prints, as PNG.
 
 Real parts throughout: the mini catalogue in the test database, the deck renderer, PDFium,
 Pillow reading the PNGs back, the admin through Django's test client with CSRF enforced.
@@ -30,8 +30,9 @@ from cards.models import (
     Translation,
 )
 from exports import preview
+from exports.card_items import item_of
 from exports.packs import publish
-from exports.preview import PreviewError, card_preview, fit_problem, height_for, item_of
+from exports.preview import PreviewError, card_preview, fit_problem, height_for
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "karten-pw-1"

@@ -1,4 +1,4 @@
-"""The editor's checks while typing (cards/editor_live.py, issue 23.2 and 23.3), its
+"""The editor's checks while typing (curation/editor_live.py, issue 23.2 and 23.3), its
 translation memory (cards/memory.py, 23.4) and saved rows kept on the page (23.2)."""
 
 import json

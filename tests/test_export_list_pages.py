@@ -11,9 +11,9 @@ from django.contrib.auth.models import Group, User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from cards.admin import ContentAdmin
-from cards.files import type_from_name
+from cards.columns import type_from_name
 from cards.models import AlfonsCard, SauschwerObject
+from curation.content_admin import ContentAdmin
 
 pytestmark = pytest.mark.django_db
 

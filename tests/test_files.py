@@ -12,18 +12,9 @@ import tablib
 from PIL import Image
 
 from cards.catalogue import CATALOGUE_FILES
-from cards.files import (
-    COLUMNS,
-    TRANSLATION_COLUMNS,
-    FileKind,
-    FileProblem,
-    check_size,
-    content_type_of,
-    file_kind,
-    read_path,
-    read_upload,
-    type_from_name,
-)
+from cards.columns import COLUMNS, TRANSLATION_COLUMNS, type_from_name
+from cards.file_kinds import FileKind, content_type_of, file_kind
+from cards.files import check_size, read_path, read_upload
 from cards.models import (
     AlfonsCard,
     BrandOwnership,
@@ -35,7 +26,9 @@ from cards.models import (
     Slogan,
     SymbolTile,
 )
-from cards.resources import RESOURCES, TranslationResource
+from cards.resources import RESOURCES
+from cards.tables import FileProblem
+from cards.translation_resources import TranslationResource
 
 MINI = Path(__file__).parent / "data" / "mini"
 MB = 1024 * 1024

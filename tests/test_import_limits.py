@@ -29,8 +29,9 @@ from django.core.files.uploadhandler import FileUploadHandler
 from django.urls import reverse
 
 from cards.catalogue import CatalogueError, import_catalogue
-from cards.files import FileProblem, ImportLimits, read_upload
+from cards.files import read_upload
 from cards.models import ConceptCard
+from cards.tables import FileProblem, ImportLimits
 from cards.uploads import preview_folder
 from exports.pdf.options import DeckOptions, OptionError, parse_offset
 from tests import hostile_files as hostile
@@ -401,7 +402,7 @@ def test_a_print_offset_that_is_not_a_finite_number_in_range_is_a_form_error(
 
     user = User.objects.create_user(username="petra", password="pw", is_staff=True)
     user.groups.add(Group.objects.get(name="Curators"))
-    from exports.print_views import print_view
+    from curation.print_pages import print_view
 
     before = snapshot()
     response = print_view(admin.site, request_as(user, {**FORM, "back_offset": offset}), "sauschwer")

@@ -20,7 +20,7 @@ from django.test import RequestFactory
 from django.urls import NoReverseMatch, reverse
 
 from cards import resources
-from cards.files import COLUMNS
+from cards.columns import COLUMNS
 from cards.models import CONTENT_MODELS, Translation
 
 pytestmark = pytest.mark.django_db

@@ -23,10 +23,11 @@ from django.urls import reverse
 from cards.models import BrandOwnership, Slogan, SloganCard, SloganOption
 from cards.resources import SloganResource
 from cards.validation import find_problems, slogan_card_problems
+from curation.print_pages import print_view
+from exports.errors import PackError
 from exports.models import Release
-from exports.packs import PackError, build_pack, load_pack, publish, validate
+from exports.packs import build_pack, load_pack, publish, validate
 from exports.pdf.cards import groups_of
-from exports.print_views import print_view
 from tests.publishing import confirm_publish
 
 pytestmark = pytest.mark.django_db

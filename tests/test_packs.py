@@ -15,9 +15,9 @@ from cards.models import (
     SymbolTile,
     Translation,
 )
+from exports.errors import PackError
 from exports.models import PackPicture, Release, ReleaseIsImmutable
 from exports.packs import (
-    PackError,
     build_pack,
     canonical,
     load_pack,

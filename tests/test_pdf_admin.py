@@ -1,6 +1,6 @@
 """Printing from the admin: the print page and the "Print selected cards" action.
 
-The views are called directly (the URL admin:exports_print is wired in kartothek/admin.py);
+The views are called directly (the URL admin:exports_print is wired in curation/site.py);
 tests/test_browser_print.py drives the same page in a browser through that URL.
 """
 
@@ -18,7 +18,7 @@ from django.core.exceptions import PermissionDenied
 from django.test import RequestFactory
 
 from cards.models import SauschwerObject, SignSymbol
-from exports.print_views import print_selected_action, print_view
+from curation.print_pages import print_selected_action, print_view
 
 pytestmark = pytest.mark.django_db
 

@@ -59,11 +59,11 @@ from cards.models import (
     Translation,
 )
 from cards.po import export_po
+from common.permissions import permission
 from exports.models import Release, RenderJob, WebhookDelivery, WebhookEndpoint
 from exports.packs import publish
 from games.models import Room
 from games.rooms import open_room
-from kartothek.permissions import permission
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 MINI = Path(__file__).parent / "data" / "mini"
@@ -558,7 +558,7 @@ def model_case(route: str, kind: str, model: type[Model], model_admin: admin.Mod
         post = NEVER if never["change"] else change
         return Case(route, url, Need(view, post, True),
                     lambda w, su: {**page_form(su, url), "_save": "Save"})
-    # Card previews (cards/admin_preview.py): seeing a card is enough, and they never write.
+    # Card previews (curation/card_previews.py): seeing a card is enough, and they never write.
     if kind == "card_preview":  # a card's PNG; a POST is answered 405
         return Case(route, url, Need(view, view, False, statuses={"POST": 405}))
     if kind == "typed_preview":  # a PNG of signed typed data; without the data 400, POST 405

@@ -146,7 +146,7 @@ def test_check_deploy_errors_on_every_secret_copied_from_an_earlier_example(tmp_
 
 
 def test_check_without_deploy_does_not_judge_the_secrets(settings):
-    from kartothek import deploy_checks
+    from common import deploy_checks
 
     settings.SECRET_KEY = EARLIER_EXAMPLE["SECRET_KEY"]
     assert [e.id for e in deploy_checks.check_no_example_secrets(None)] == ["kartothek.E001"]
@@ -349,7 +349,7 @@ def test_a_successful_login_resets_the_count_of_failures(client):
 
 
 def test_behind_a_proxy_the_client_is_read_from_the_right_of_x_forwarded_for(settings, rf):
-    from kartothek.security import client_ip
+    from common.security import client_ip
 
     spoofed = rf.get("/", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.9", REMOTE_ADDR="127.0.0.1")
     settings.KARTOTHEK_PROXY_COUNT = 0

@@ -12,9 +12,10 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 
 from cards.models import SauschwerObject, Slogan, Translation
-from exports.changes import changed_cards, pack_changes, pending, shown, summary
+from exports.changes import changed_cards, pack_changes, shown, summary
+from exports.errors import PackError
 from exports.models import Release, ReleaseIsImmutable
-from exports.packs import PackError, PublishConflict, build_pack, publish
+from exports.packs import PublishConflict, build_pack, pending, publish
 
 
 def scripted_edit() -> None:
@@ -337,7 +338,7 @@ def test_a_control_character_in_the_note_is_refused_on_the_page(released, curato
 
 
 def test_a_long_change_list_is_folded_and_cut_but_counted(mini_catalogue):
-    from exports.publish_views import OPEN_UP_TO, SHOWN_PER_GROUP, changes_context
+    from curation.publish_pages import OPEN_UP_TO, SHOWN_PER_GROUP, changes_context
 
     SauschwerObject.objects.bulk_create(
         SauschwerObject(key=f"stein-{i:03}", name=f"Stein {i}", weight_g=i + 1, source="x")

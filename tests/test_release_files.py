@@ -13,8 +13,9 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from exports.errors import PackError
 from exports.models import Release
-from exports.packs import PackError, gzip_bytes, load_pack, publish
+from exports.packs import load_pack, publish
 from exports.release_files import (
     ReleaseFileCorrupt,
     ReleaseFileMissing,
@@ -23,6 +24,7 @@ from exports.release_files import (
     release_storage,
     store_release,
 )
+from exports.serialise import gzip_bytes
 
 pytestmark = pytest.mark.django_db
 

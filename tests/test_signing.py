@@ -14,8 +14,9 @@ from django.db import IntegrityError, connection, transaction
 
 from cards.models import SauschwerObject
 from exports import api, signing
+from exports.errors import PackError
 from exports.models import Release, ReleaseIsImmutable, ReleaseSignature
-from exports.packs import PackError, publish
+from exports.packs import publish
 
 pytestmark = pytest.mark.django_db
 README = Path(__file__).resolve().parent.parent / "README.md"

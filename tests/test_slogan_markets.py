@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from cards.catalogue import export_catalogue, import_catalogue
 from cards.models import (
+    BrandOwnership,
     Slogan,
     SloganCard,
     SloganOption,
@@ -22,7 +23,6 @@ from cards.models import (
     TranslationState,
     market_list,
 )
-from cards.models_brands import BrandOwnership
 from cards.validation import find_problems
 from exports.models import Release
 from exports.packs import build_pack, canonical, publish

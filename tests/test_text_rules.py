@@ -12,7 +12,6 @@ from django.core.exceptions import ValidationError
 
 from cards.models import ConceptCard, SloganOption, Translation, TranslationState
 from cards.po import export_po, import_po
-from cards.resources import translation_resource_for
 from cards.text import (
     KEY_MAX_LENGTH,
     hidden_characters,
@@ -23,6 +22,7 @@ from cards.text import (
     validate_key,
 )
 from cards.translation import save_translation
+from cards.translation_resources import translation_resource_for
 
 
 def refusal(text: str) -> str:

@@ -15,9 +15,10 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from cards.admin import ContentAdmin, TranslationAdmin
-from cards.admin_import import SafeImportMixin
 from cards.models import SauschwerObject, Translation
+from curation.content_admin import ContentAdmin
+from curation.safe_import import SafeImportMixin
+from curation.translation_admin import TranslationAdmin
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from django.test import RequestFactory
 from django.urls import reverse
 
 from cards.models import ConceptCard, Translation
-from kartothek.forbidden import forbidden
+from curation.forbidden import forbidden
 
 pytestmark = pytest.mark.django_db
 

@@ -32,8 +32,8 @@ from django.contrib.auth.models import Group, User
 from django.db import connection
 
 from cards.catalogue import import_catalogue
-from exports.changes import pending
 from exports.models import Release
+from exports.packs import pending
 from games.models import ActionLog, RateHit, Room
 from tests.conftest import MINI
 from tests.play.core_helpers import release_of

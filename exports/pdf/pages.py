@@ -6,15 +6,24 @@ to the front of the document.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from cards.models import MARKET_NAMES
+from exports.pdf.common import GAME_TITLES, MAX_LISTED, MM, colour
 from exports.pdf.options import INCH, PAPERS
 
-if TYPE_CHECKING:
-    from exports.pdf.render import DeckRenderer
 
-MM = 72 / 25.4
+class DeckRenderer(Protocol):
+    """What these pages read of the deck renderer (exports/pdf/render.py), which calls them."""
+
+    canvas: Any
+    designs: Any
+    fonts: Any
+    options: Any
+    pack: dict[str, Any]
+    report: Any
+
+
 INK, GREY, ACCENT = "#1f2a44", "#6b7280", "#c8102e"
 
 
@@ -37,19 +46,13 @@ def front_matter(renderer: DeckRenderer) -> None:
             canvas.showPage()
 
 
-def _colour(hex_: str):  # type: ignore[no-untyped-def]
-    from exports.pdf.render import colour
-
-    return colour(hex_)
-
-
 def _text(renderer: DeckRenderer, x: float, y: float, text: str, *, size: float = 9,
           role: str = "regular", ink: str = INK, anchor: str = "left") -> None:
     canvas = renderer.canvas
     assert canvas is not None
     font = renderer.fonts[role]
     canvas.setFont(font.name, size)
-    canvas.setFillColor(_colour(ink))
+    canvas.setFillColor(colour(ink))
     width = font.width(text) * size
     dx = {"left": 0.0, "center": width / 2, "right": width}[anchor]
     canvas.drawString(x * MM - dx, y * MM, text)
@@ -79,7 +82,6 @@ def _file_sha256(pack: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def contents(renderer: DeckRenderer, paper_w: float, paper_h: float) -> None:
-    from exports.pdf.render import GAME_TITLES, MAX_LISTED
 
     canvas = renderer.canvas
     assert canvas is not None
@@ -163,7 +165,7 @@ def ruler(renderer: DeckRenderer, x: float, y: float) -> None:
     canvas = renderer.canvas
     assert canvas is not None
     canvas.saveState()
-    canvas.setStrokeColor(_colour("#000000"))
+    canvas.setStrokeColor(colour("#000000"))
     canvas.setLineWidth(0.4)
     canvas.line(x * MM, y * MM, (x + 100) * MM, y * MM)
     for mm in range(101):
@@ -197,7 +199,7 @@ def calibration_front(renderer: DeckRenderer, paper_w: float, paper_h: float) ->
              "through.", size=9)
     canvas.saveState()
     canvas.setLineWidth(0.35)
-    canvas.setStrokeColor(_colour("#000000"))
+    canvas.setStrokeColor(colour("#000000"))
     canvas.line((cx - 40) * MM, cy * MM, (cx + 40) * MM, cy * MM)
     canvas.line(cx * MM, (cy - 40) * MM, cx * MM, (cy + 40) * MM)
     canvas.circle(cx * MM, cy * MM, 3 * MM, stroke=1, fill=0)
@@ -218,7 +220,7 @@ def calibration_back(renderer: DeckRenderer, paper_w: float, paper_h: float) -> 
              f"({dx:+g},{dy:+g}). 0,0: front and back are aligned.", size=9)
     canvas.saveState()
     canvas.setLineWidth(0.3)
-    canvas.setStrokeColor(_colour(ACCENT))
+    canvas.setStrokeColor(colour(ACCENT))
     canvas.line((cx - 10) * MM, cy * MM, (cx + 10) * MM, cy * MM)
     canvas.line(cx * MM, (cy - 10) * MM, cx * MM, (cy + 10) * MM)
     for mm in range(-10, 11):

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from cards.text import ascii_number
-from exports.packs import PackError, load_pack, pack_edition, read_pack_file
+from exports.errors import PackError
+from exports.packs import load_pack, pack_edition, read_pack_file
 
 
 def deck_pack(game: str, language: str, *, pack_file: str | Path | None = None,

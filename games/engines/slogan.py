@@ -26,24 +26,18 @@ from games.engines.base import (
     check_options,
     check_players,
     check_stack,
-    keep_rng,
     log,
     new_rng_state,
     next_player,
     plain_copy,
-    rng_of,
     stacked_pile,
     top_scorers,
 )
+from games.engines.slogan_track import GOAL, START, career_level, clockwise_from, move_to, spiesser_alfons
 
 SLUG = "slogan"
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
-
-START = 0
-GOAL = 37
-LEVEL_SPACES = 6
-GOAL_LEVEL = 7
 STAKES = (1, 2, 3)
 OPTION_COUNT = 4
 PILES = ("cards", "alfons")
@@ -56,19 +50,6 @@ ACTIONS = ("challenge", "ask", "judge", "alfons", "tip", "pass")
 # (replaced whole by keep_rng) and the challenge record (replaced whole by a challenge).
 # Past log events are never changed either.
 SHARED = ("catalogue", "rng", "challenged_on")
-
-
-def career_level(space: int) -> int:
-    """0 on the start, 1..6 on the career levels (six spaces each), 7 on the goal."""
-    if space <= START:
-        return 0
-    if space >= GOAL:
-        return GOAL_LEVEL
-    return (space - 1) // LEVEL_SPACES + 1
-
-
-def first_space_of(level: int) -> int:
-    return (level - 1) * LEVEL_SPACES + 1
 
 
 # --- setup -------------------------------------------------------------------------------
@@ -116,7 +97,7 @@ def setup(
     state["pile"] = stacked_pile(state, "cards", sorted(catalogue["cards"]), stack)
     alfons = stacked_pile(state, "alfons", sorted(catalogue["alfons"]), stack)
     # Dealt one at a time in turn from the first player; a desk is used in the order dealt.
-    seating = _clockwise_from(players, first_player)
+    seating = clockwise_from(players, first_player)
     for number, card in enumerate(alfons):
         state["desks"][seating[number % len(seating)]].append(card)
     _start_turn(state)
@@ -366,7 +347,7 @@ def _judge(state: State, player: str, action: Action) -> None:
     winner = state["questioned"] if correct else state["questioner"]
     log(state, "judge", turn=state["turn"], correct=correct, winner=winner, stake=stake)
     state["scores"][winner] += stake
-    _move_to(state, winner, state["positions"][winner] + stake, cause="stake")
+    move_to(state, winner, state["positions"][winner] + stake, cause="stake")
     if correct or GOAL in state["positions"].values():
         _close_question(state)
         _finish_turn(state)
@@ -387,7 +368,7 @@ def _second_chance(state: State, player: str, action: Action) -> None:
             raise IllegalAction("Your desk is empty: only the tip is left.")
         card = desk.pop(0)
         state["alfons_discard"].append(card)
-        _spiesser_alfons(state, player, card)
+        spiesser_alfons(state, player, card)
     elif kind == "tip":
         _fields(action, {"option"})
         option = action["option"]
@@ -397,7 +378,7 @@ def _second_chance(state: State, player: str, action: Action) -> None:
         correct = option == _slogan(state, state["card"], question["slogan"])["answer"]
         log(state, "tip", turn=state["turn"], player=player, option=option, correct=correct)
         if correct:
-            _move_to(state, player, state["positions"][player] + 1, cause="tip")
+            move_to(state, player, state["positions"][player] + 1, cause="tip")
     else:
         _fields(action, set())
         log(state, "pass", turn=state["turn"], player=player)
@@ -454,164 +435,6 @@ def _next_duel_answer(duel: dict[str, Any]) -> tuple[str, int]:
     order.insert(1, (duel["challenger"], 0))
     order.append((duel["challenger"], 1))
     return order[len(duel["answers"])]
-
-
-# --- the track ------------------------------------------------------------------------------
-
-
-def _move_to(state: State, player: str, space: int, *, cause: str) -> None:
-    """Move a piece (stopping at the start and the goal) and pay a career prize for climbing."""
-    old = state["positions"][player]
-    new = min(max(space, START), GOAL)
-    state["positions"][player] = new
-    log(state, "move", turn=state["turn"], player=player, start=old, end=new, cause=cause)
-    _career_prize(state, player, old, new)
-
-
-def _career_prize(state: State, player: str, old: int, new: int) -> None:
-    """Entering a higher level (2..6 or the goal) pays one chip per player strictly behind.
-
-    A jump over several levels pays only the highest; falling back pays nothing.
-    """
-    level = career_level(new)
-    if level <= career_level(old) or level < 2:
-        return
-    behind = sum(1 for p, space in state["positions"].items() if p != player and space < new)
-    state["scores"][player] += behind
-    log(state, "career_prize", turn=state["turn"], player=player, level=level, chips=behind)
-
-
-# --- Spießer Alfons -------------------------------------------------------------------------
-
-
-def _spiesser_alfons(state: State, player: str, card: str) -> None:
-    entry = state["catalogue"]["alfons"][card]
-    effect = entry["effect"]
-    at = len(state["log"])
-    carried_out = ALFONS_EFFECTS[effect["kind"]](state, player, effect)
-    state["log"].insert(
-        at,
-        {
-            "type": "alfons",
-            "turn": state["turn"],
-            "player": player,
-            "card": card,
-            "text": entry["text"],
-            "effect": dict(effect),
-            "void": not carried_out,
-        },
-    )
-
-
-def _alfons_move(state: State, player: str, effect: dict[str, Any]) -> bool:
-    return _alfons_move_to(state, player, state["positions"][player] + effect["amount"])
-
-
-def _alfons_move_to(state: State, player: str, space: int) -> bool:
-    space = min(max(space, START), GOAL)
-    if space == state["positions"][player]:
-        return False
-    _move_to(state, player, space, cause="alfons")
-    return True
-
-
-def _alfons_chips(state: State, player: str, effect: dict[str, Any]) -> bool:
-    amount = effect["amount"]
-    if amount >= 0:
-        return _transfer(state, None, player, amount) > 0
-    return _transfer(state, player, None, -amount) > 0
-
-
-def _alfons_pay_each(state: State, player: str, effect: dict[str, Any]) -> bool:
-    # A player who runs short pays the others in clockwise order while chips last.
-    others = _clockwise_from(state["players"], player)[1:]
-    return sum(_transfer(state, player, other, effect["amount"]) for other in others) > 0
-
-
-def _alfons_collect_each(state: State, player: str, effect: dict[str, Any]) -> bool:
-    others = _clockwise_from(state["players"], player)[1:]
-    return sum(_transfer(state, other, player, effect["amount"]) for other in others) > 0
-
-
-def _alfons_swap(state: State, player: str, effect: dict[str, Any]) -> bool:
-    candidates = swap_candidates(state, player, effect["target"])
-    if not candidates:
-        return False
-    if len(candidates) == 1:
-        partner = candidates[0]
-    else:
-        rng = rng_of(state)
-        partner = rng.choice(candidates)
-        keep_rng(state, rng)
-    positions = state["positions"]
-    mine, theirs = positions[player], positions[partner]
-    positions[player], positions[partner] = theirs, mine
-    log(state, "swap", turn=state["turn"], player=player, partner=partner, start=mine, end=theirs)
-    _career_prize(state, player, mine, theirs)
-    _career_prize(state, partner, theirs, mine)
-    return True
-
-
-def swap_candidates(state: State, player: str, target: str) -> list[str]:
-    """The pieces a swap may go to; empty when the swap would change nothing (void)."""
-    positions: dict[str, int] = state["positions"]
-    mine = positions[player]
-    others = {p: space for p, space in positions.items() if p != player}
-    if target == "leader":
-        best = max(others.values())
-        return [p for p, space in others.items() if space == best] if best > mine else []
-    if target == "last":
-        worst = min(others.values())
-        return [p for p, space in others.items() if space == worst] if worst < mine else []
-    # "next": the nearest piece on another space, ahead or behind.
-    distances = {p: abs(space - mine) for p, space in others.items() if space != mine}
-    if not distances:
-        return []
-    nearest = min(distances.values())
-    return [p for p, distance in distances.items() if distance == nearest]
-
-
-def _alfons_overtake(state: State, player: str, effect: dict[str, Any]) -> bool:
-    mine = state["positions"][player]
-    ahead = [space for p, space in state["positions"].items() if p != player and space > mine]
-    if not ahead:
-        return False
-    return _alfons_move_to(state, player, min(ahead) + 1)
-
-
-def _alfons_to_start(state: State, player: str, effect: dict[str, Any]) -> bool:
-    return _alfons_move_to(state, player, START)
-
-
-def _alfons_to_level(state: State, player: str, effect: dict[str, Any]) -> bool:
-    return _alfons_move_to(state, player, first_space_of(effect["amount"]))
-
-
-ALFONS_EFFECTS = {
-    "move": _alfons_move,
-    "chips": _alfons_chips,
-    "pay_each": _alfons_pay_each,
-    "collect_each": _alfons_collect_each,
-    "swap": _alfons_swap,
-    "overtake": _alfons_overtake,
-    "to_start": _alfons_to_start,
-    "to_level": _alfons_to_level,
-}
-
-
-def _transfer(state: State, payer: str | None, payee: str | None, amount: int) -> int:
-    """Chips from a player (or the unlimited bank: None) to a player (or the bank).
-
-    A player pays at most what they have; the payee bears the loss. Returns the chips moved.
-    """
-    if payer is not None:
-        amount = min(amount, state["scores"][payer])
-        state["scores"][payer] -= amount
-    if payee is not None:
-        state["scores"][payee] += amount
-    if amount:
-        log(state, "chips", turn=state["turn"], payer=payer, payee=payee, amount=amount)
-    return amount
 
 
 # --- views and result ----------------------------------------------------------------------
@@ -704,11 +527,6 @@ def _card(state: State, card: str) -> list[dict[str, Any]]:
 
 def _slogan(state: State, card: str, number: int) -> dict[str, Any]:
     return _card(state, card)[number]
-
-
-def _clockwise_from(players: list[str], player: str) -> list[str]:
-    seat = players.index(player)
-    return players[seat:] + players[:seat]
 
 
 def _copy(state: State) -> State:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
-from pathlib import Path
 
 from django import template
 from django.urls import reverse
 
+from games.assets import ASSETS
+from games.pages import LANGUAGES
+
 register = template.Library()
 
-ASSETS = Path(__file__).resolve().parent.parent / "static" / "play"
 
 
 @lru_cache(maxsize=16)
@@ -29,8 +30,6 @@ def asset(name: str) -> str:
 
 @register.simple_tag
 def play_languages() -> tuple[tuple[str, str], ...]:
-    from games.views import LANGUAGES
-
     return LANGUAGES
 
 

@@ -1,4 +1,4 @@
-/* Card previews (cards/admin_preview.py): the change page's print preview follows the form as
+/* Card previews (curation/card_previews.py): the change page's print preview follows the form as
    the curator types, list thumbnails, and the translation editor's rows. A static file: the
    Content-Security-Policy allows no inline script. */
 (function () {

@@ -2,7 +2,7 @@
    - "copy to EN" puts the German source into the box (names and brands that stay);
    - "use" takes a suggestion from the translation memory into the box;
    - as the translator types, the server's own checks run on the unsaved text
-     (cards/editor_live.py, debounced) and their findings replace the row's; the card of the
+     (curation/editor_live.py, debounced) and their findings replace the row's; the card of the
      text being edited is drawn large below its row, with "Does not fit" before saving.
    Nothing is saved until the page is saved. A static file: the CSP allows no inline script. */
 (function () {

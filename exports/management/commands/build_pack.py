@@ -1,16 +1,11 @@
+"""``manage.py build_pack``: the draft content pack of a game in a language."""
+
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from exports.packs import (
-    MARKET_HELP,
-    PackError,
-    build_pack,
-    canonical,
-    edition_option,
-    validate,
-    with_embedded_pictures,
-)
+from exports.errors import PackError
+from exports.packs import MARKET_HELP, build_pack, canonical, edition_option, validate, with_embedded_pictures
 
 
 class Command(BaseCommand):

@@ -1,10 +1,13 @@
+"""``manage.py export_tts``: a game's cards as Tabletop Simulator sheets and saved object."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from exports.packs import MARKET_HELP, PackError, edition_option
+from exports.errors import PackError
+from exports.packs import MARKET_HELP, edition_option
 from exports.pdf import DeckError, DeckOptions, OptionError, parse_size
 from exports.pdf.raster import RasterError
 from exports.pdf.source import deck_pack

@@ -1,8 +1,11 @@
+"""``manage.py import_pack``: restore a content pack file into this installation."""
+
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from exports.packs import PackError, read_pack_file
+from exports.errors import PackError
+from exports.packs import read_pack_file
 from exports.restore import import_pack
 
 

@@ -1,7 +1,10 @@
+"""``manage.py publish_pack``: publish a game's current content in a language as its next release."""
+
 from django.core.management.base import BaseCommand, CommandError
 
 from exports.changes import summary
-from exports.packs import MARKET_HELP, PackError, edition_option, publish
+from exports.errors import PackError
+from exports.packs import MARKET_HELP, edition_option, publish
 
 
 class Command(BaseCommand):

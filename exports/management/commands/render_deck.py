@@ -1,3 +1,5 @@
+"""``manage.py render_deck``: a printable deck (PDF, or print-shop PNGs) of a game in a language."""
+
 from __future__ import annotations
 
 import argparse
@@ -5,7 +7,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from exports.packs import MARKET_HELP, PackError, edition_option
+from exports.errors import PackError
+from exports.packs import MARKET_HELP, edition_option
 from exports.pdf import (
     DeckError,
     DeckOptions,

@@ -6,8 +6,9 @@ a game and language with any release is left alone, whatever its content."""
 from django.core.management.base import BaseCommand
 
 from cards.models import Game
+from exports.errors import PackError
 from exports.models import Release
-from exports.packs import PackError, editions_of_game, publish
+from exports.packs import editions_of_game, publish
 
 
 class Command(BaseCommand):

@@ -1,0 +1,107 @@
+"""The admin of the brand owners, and the option checks' findings on a slogan card's page.
+
+Brand owners (``BrandOwnership``) are edited by Curators like content (Translators and
+Viewers see them) and go in and out as spreadsheets (``brand,group,since,until,source``).
+A slogan card's change page lists what gives an answer away (:mod:`cards.option_checks`),
+each open finding with a *Dismiss* link; the dismiss page asks for the reason and needs
+the permission to change slogan cards, checked in the view that writes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from import_export.admin import ImportExportActionModelAdmin
+
+from cards.brand_files import BrandOwnershipResource
+from cards.brands import BrandTable
+from cards.formats import FORMATS
+from cards.models import BrandOwnership, Slogan, SloganCard
+from cards.option_findings import OptionDismissals, dismiss, findings_of, load_cards
+from curation.write_checks import WriteChecks
+
+
+@admin.register(BrandOwnership)
+class BrandOwnershipAdmin(WriteChecks, ImportExportActionModelAdmin):
+    resource_classes = [BrandOwnershipResource]
+    formats = FORMATS
+    import_export_change_list_template = "admin/import_export/change_list_import_export.html"
+    list_display = ("brand", "group", "since", "until", "source")
+    list_filter = ("group",)
+    search_fields = ("brand", "group")
+    list_per_page = 100
+
+
+def card_findings_context(card: SloganCard) -> list[dict[str, Any]]:
+    """The option checks' findings on one stored card, as the change page lists them."""
+    cards = load_cards([card.pk])
+    if card.pk not in cards:
+        return []
+    found = findings_of(cards[card.pk], BrandTable.load(), OptionDismissals.load())
+    return [{"finding": f, "reason": reason, "ident": f"{f.slogan}|{f.field}|{f.check}"}
+            for f, reason in found]
+
+
+def dismiss_option_view(model_admin: admin.ModelAdmin, request: HttpRequest,
+                        object_id: str) -> HttpResponse:
+    """Dismiss one option check's finding on a card, with a reason (who and when kept)."""
+    card = SloganCard.objects.filter(pk=object_id).first() if object_id.isdigit() else None
+    if card is None:
+        raise Http404("No such slogan card.")
+    if not model_admin.has_view_permission(request, card):
+        raise PermissionDenied
+    if request.method == "POST" and not model_admin.has_change_permission(request, card):
+        raise PermissionDenied  # before anything else: a refused write learns nothing
+    back = reverse("admin:cards_slogancard_change", args=[card.pk])
+    ident = request.POST.get("finding") or request.GET.get("finding", "")
+    entry = next((e for e in card_findings_context(card) if e["ident"] == ident), None)
+    if entry is None or entry["reason"] is not None:
+        messages.info(request, "Nothing to dismiss: that finding is not open on this card.")
+        return HttpResponseRedirect(back)
+    finding = entry["finding"]
+    error = ""
+    if request.method == "POST":
+        reason = request.POST.get("reason", "").strip()
+        if not reason:
+            error = "Say why the finding is fine for this card."
+        else:
+            slogan = Slogan.objects.get(key=finding.slogan)
+            dismiss(slogan, finding, reason, request.user)
+            messages.success(request, f"Dismissed “{finding.title}” on {finding.slogan} "
+                                      f"{finding.field}; it opens again when the slogan or the "
+                                      "option changes.")
+            return HttpResponseRedirect(back)
+    context = {
+        **model_admin.admin_site.each_context(request), "opts": SloganCard._meta,
+        "title": f"Dismiss a check on {card.key}", "card": card, "finding": finding,
+        "ident": ident, "back": back, "error": error,
+        "may_dismiss": model_admin.has_change_permission(request, card),
+        "reason": request.POST.get("reason", ""),
+    }
+    return TemplateResponse(request, "admin/cards/dismiss_option.html", context)
+
+
+class OptionFindingsMixin:
+    """Mixed into the slogan card admin: the findings above the form, and the dismiss page."""
+
+    change_form_template = "admin/cards/slogancard_change_form.html"
+
+    def get_urls(self):  # type: ignore[no-untyped-def]
+        site = self.admin_site  # type: ignore[attr-defined]
+        view = site.admin_view(lambda request, object_id: dismiss_option_view(self, request, object_id))
+        return [path("<path:object_id>/dismiss-option-check/", view,
+                     name="cards_slogancard_dismiss_option"), *super().get_urls()]  # type: ignore[misc]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):  # type: ignore[no-untyped-def]
+        card = SloganCard.objects.filter(pk=object_id).first() if str(object_id).isdigit() else None
+        extra = dict(extra_context or {})
+        if card is not None:
+            extra["option_findings"] = card_findings_context(card)
+            extra["option_findings_checked"] = True
+            extra["may_dismiss_options"] = self.has_change_permission(request, card)  # type: ignore[attr-defined]
+        return super().change_view(request, object_id, form_url, extra)  # type: ignore[misc]

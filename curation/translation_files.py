@@ -1,0 +1,141 @@
+"""The Translations list's export and import: the catalogue's translation files (one kind of
+card per file: key, field, language, text, state).
+
+A file per kind because a translation file names its card by key, and keys are unique only
+within a kind; the export and import pages offer the kinds to choose from. Export writes the
+list as filtered, or the selected rows; import is the admin's safe import (preview, then
+confirm; ``curation.safe_import``).
+
+Review holds on import as in the editor (``cards.translation.reviewed_state``), and the way
+Weblate's upload does it: "Add as approved translation" is offered only to who may review, a
+translator's upload adds translations. So a file imported by someone without the reviewer's
+permission (Translators) never approves: a row that says *approved* is imported as
+*translated* (an approved text kept word for word stays approved), and an approved text the
+file rewrites is *translated* again until a reviewer approves it; the preview and the
+message after the import count these rows and name them. A Curator's file may approve.
+Management commands (``import_catalogue``) have no user and import states as written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.contenttypes.models import ContentType
+
+from cards.import_diff import ReadableDiff
+from cards.models import Slogan, SloganOption, Translation, TranslationState
+from cards.resources import RESOURCES
+from cards.translation import APPROVE_PERMISSION
+from cards.translation_resources import TranslationResource
+from curation.curator_words import IMPORT_REASON
+
+#: Rows a review note names at most (the count says how many there are).
+NAMED_ROWS = 12
+
+
+class TranslationDiff(ReadableDiff):
+    """Old → new per cell, with the card's key and field named (read from the card: the
+    library's diff reads only columns with an attribute, and leaves these two empty)."""
+
+    def __init__(self, resource: Any, instance: Any, new: bool) -> None:
+        super().__init__(resource, instance, new)
+        self.left = self._shown(resource, self._values(resource, instance))
+
+    def compare_with(self, resource: Any, instance: Any) -> None:
+        super().compare_with(resource, instance)
+        self.right = self._shown(resource, self._values(resource, instance))
+
+    @staticmethod
+    def _values(resource: Any, instance: Any) -> list[Any]:
+        if instance is None:
+            return ["" for _field in resource.get_import_fields()]
+        return [resource.export_field(field, instance) for field in resource.get_import_fields()]
+
+
+class TranslationFileResource(TranslationResource):
+    """One kind's translations, from whatever the Translations list passes (other kinds left
+    out, so a filtered or mixed selection still makes a file that imports again)."""
+
+    def __init__(self, *, change_reason: str = IMPORT_REASON, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.change_reason = change_reason  # shown in each translation's history
+        # (row number, "key · field", what review made of the row's state), per kind of note
+        self.review: dict[str, list[tuple[int, str]]] = {"not_approved": [], "reopened": []}
+
+    def get_diff_class(self) -> type:
+        return TranslationDiff
+
+    def import_instance(self, instance: Translation, row: dict, **kwargs: Any) -> None:
+        stored = (instance.text, instance.state) if instance.pk else None
+        super().import_instance(instance, row, **kwargs)
+        user = kwargs.get("user")
+        if user is None or user.has_perm(APPROVE_PERMISSION):
+            return  # a command (the catalogue's states as written) or a reviewer's file
+        where = (int(kwargs.get("row_number") or 0) + 1,
+                 f"{str(row.get('key') or '').strip()} · {str(row.get('field') or '').strip()}")
+        approved = TranslationState.APPROVED
+        if stored is not None and stored[1] == approved:
+            if stored[0].strip() == (instance.text or "").strip():
+                instance.state = approved  # the text as reviewed: a file does not undo a review
+                return
+            self.review["reopened"].append(where)  # as in the editor: translated again
+        elif instance.state == approved:
+            self.review["not_approved"].append(where)
+        if instance.state == approved:
+            instance.state = TranslationState.TRANSLATED
+
+    def before_save_instance(self, instance: Any, row: Any, **kwargs: Any) -> None:
+        super().before_save_instance(instance, row, **kwargs)
+        instance._change_reason = self.change_reason
+
+    def after_import(self, dataset: Any, result: Any, **kwargs: Any) -> None:
+        super().after_import(dataset, result, **kwargs)
+        result.kartothek_review = {kind: list(rows) for kind, rows in self.review.items()}
+
+    def export(self, queryset: Any = None, **kwargs: Any):  # type: ignore[no-untyped-def]
+        if queryset is not None and hasattr(queryset, "filter"):
+            models = [self.content_model] + ([SloganOption] if self.content_model is Slogan
+                                              else [])
+            types = ContentType.objects.get_for_models(*models).values()
+            queryset = queryset.filter(content_type__in=types).prefetch_related("content_object")
+        return super().export(queryset, **kwargs)
+
+
+def translation_file_resources() -> list[type[TranslationFileResource]]:
+    """A resource per kind of card that has translations, named for the export page."""
+    found = []
+    for model in RESOURCES:
+        if not getattr(model, "TRANSLATABLE_FIELDS", ()):
+            continue
+        name = f"{str(model._meta.verbose_name)[:1].upper()}{str(model._meta.verbose_name)[1:]} translations"
+        meta = type("Meta", (TranslationResource.Meta,), {"name": name})
+        found.append(type(f"{model.__name__}TranslationFileResource", (TranslationFileResource,),
+                          {"content_model": model, "Meta": meta}))
+    return found
+
+
+def review_notes(result: Any) -> list[str]:
+    """What review made of an import's states, in words (empty when it changed nothing)."""
+    review = getattr(result, "kartothek_review", None) or {}
+    if result.has_errors() or result.has_validation_errors():
+        return []  # nothing is imported: the errors are what to read
+
+    def named(rows: list[tuple[int, str]]) -> str:
+        shown = "; ".join(f"row {number} ({what})" for number, what in rows[:NAMED_ROWS])
+        more = len(rows) - NAMED_ROWS
+        return shown + (f" and {more} more" if more > 0 else "")
+
+    notes = []
+    rows = review.get("not_approved", [])
+    if rows:
+        notes.append(
+            f"{len(rows)} row{'s' if len(rows) != 1 else ''} marked approved "
+            f"{'are' if len(rows) != 1 else 'is'} imported as translated: approving needs the "
+            f"reviewer's permission (Curators). {named(rows)}.")
+    rows = review.get("reopened", [])
+    if rows:
+        notes.append(
+            f"{len(rows)} approved text{'s' if len(rows) != 1 else ''} "
+            f"{'are' if len(rows) != 1 else 'is'} changed by the file and "
+            f"{'become' if len(rows) != 1 else 'becomes'} translated until a reviewer approves "
+            f"{'them' if len(rows) != 1 else 'it'}: {named(rows)}.")
+    return notes
