@@ -49,9 +49,11 @@ worker: $(STAMP)
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py db_worker
 
-## test: ruff, then every test (browser and slow ones included)
+## test: ruff and the import contracts (pyproject.toml, docs/architecture.md), then every test
+## (browser and slow ones included)
 test: $(DEV_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m mypy --strict games/engines kartothek_client
 	$(BIN)/python -m pytest -m "" $(PYTEST_ARGS)
 
@@ -122,8 +124,10 @@ mutate: $(DEV_STAMP)
 	$(BIN)/python tools/mutate.py cards/text.py tests/test_text_rules.py \
 		--equivalent docs/mutation-testing.md --min-score 85
 
+## lint: ruff, and lint-imports: no import runs from a lower floor of the code to a higher one
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache
