@@ -1,3 +1,6 @@
+"""The cards app: groups and their permissions after each migrate, stored translation check
+findings kept up to date by signals."""
+
 from django.apps import AppConfig, apps
 from django.db.models.signals import post_migrate
 

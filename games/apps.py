@@ -1,3 +1,5 @@
+"""The games app (play mode): every saved room version reaches the event streams."""
+
 from django.apps import AppConfig
 
 

@@ -1,0 +1,2 @@
+"""The project package, above every app: settings, URLs, the ASGI/WSGI applications, the
+servers' middleware and the SQLite backend."""

@@ -1,3 +1,5 @@
+"""The WSGI application, for servers that speak WSGI (``make serve`` uses ASGI: kartothek/asgi.py)."""
+
 import os
 
 from django.core.wsgi import get_wsgi_application

@@ -1,3 +1,5 @@
+"""``manage.py ensure_admin``: a first superuser with a random password, and how to log in."""
+
 import secrets
 
 from django.conf import settings

@@ -1,3 +1,5 @@
+"""``manage.py export_catalogue``: the whole catalogue, pictures included, as a folder."""
+
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError

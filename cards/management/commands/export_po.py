@@ -1,3 +1,5 @@
+"""``manage.py export_po``: a game's texts in one language as a gettext PO file."""
+
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError

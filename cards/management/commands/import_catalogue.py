@@ -1,3 +1,5 @@
+"""``manage.py import_catalogue``: load a catalogue folder, all or nothing."""
+
 from pathlib import Path
 
 from django.conf import settings

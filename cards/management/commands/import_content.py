@@ -1,3 +1,5 @@
+"""``manage.py import_content``: import one CSV, TSV, XLSX or JSON file of content or translations."""
+
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError

@@ -1,3 +1,5 @@
+"""``manage.py import_po``: read a translated PO file back in."""
+
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError

@@ -1,3 +1,5 @@
+"""``manage.py rebuild_findings``: run every translation check and store what it finds."""
+
 from django.core.management.base import BaseCommand
 
 from cards.findings import rebuild_findings

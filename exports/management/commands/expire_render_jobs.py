@@ -1,3 +1,5 @@
+"""``manage.py expire_render_jobs``: delete old finished render jobs and their deck files."""
+
 from django.conf import settings
 from django.core.management.base import BaseCommand
 

@@ -1,3 +1,5 @@
+"""``manage.py sign_releases``: sign the releases published before a signing key was configured."""
+
 from django.core.management.base import BaseCommand, CommandError
 
 from exports.models import Release

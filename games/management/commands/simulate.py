@@ -1,3 +1,5 @@
+"""``manage.py simulate``: bot games of one game and a balance report."""
+
 import json
 from pathlib import Path
 
