@@ -46,6 +46,7 @@ from cards.text import ascii_number
 from exports.api import _etag_matches, error
 from games import events as room_events
 from games import rooms
+from games.lookup import _expired
 from games.models import Room, Seat
 from games.prepared import Prepared
 from games.ratelimit import allow, allow_write, too_many
@@ -319,7 +320,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     seat, poll = _poll(code, token)
     now = timezone.now()
     etag = _etag(poll["version"], seat.seat if seat else None)
-    fresh = not rooms._expired(poll["status"], poll["last_activity"], now)
+    fresh = not _expired(poll["status"], poll["last_activity"], now)
     if fresh and (poll["due_at"] is None or poll["due_at"] > now) and _etag_matches(request, etag):
         response = HttpResponse(status=304)
         response["ETag"] = etag
@@ -343,7 +344,7 @@ def _look(code: str, token: str | None, sent: int | None) -> tuple[dict[str, Any
         now = timezone.now()
         due = poll["due_at"] is not None and poll["due_at"] <= now
         if poll["version"] == sent and not due and \
-                not rooms._expired(poll["status"], poll["last_activity"], now):
+                not _expired(poll["status"], poll["last_activity"], now):
             return None, poll["due_at"]
         found = rooms.step_bots(_read_room(code, seat))
         body = rooms.snapshot(found, seat)
@@ -472,7 +473,7 @@ def _acting_seat(request: HttpRequest, code: str) -> Seat:
     if seat is None:
         found = rooms.get_room(code)  # 404 for an unknown room, else the token is wrong
         _refuse_token(found.code, token)
-    if rooms._expired(seat.poll["status"], seat.poll["last_activity"]):  # type: ignore[attr-defined]
+    if _expired(seat.poll["status"], seat.poll["last_activity"]):  # type: ignore[attr-defined]
         rooms.check_expiry(rooms.load_room(seat.room_id))
     return seat
 

@@ -29,8 +29,8 @@ from django.db.models import F
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
 
+from common.security import client_ip
 from games.models import RateHit
-from kartothek.security import client_ip
 
 WINDOW = 60  # seconds
 

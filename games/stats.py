@@ -1,6 +1,6 @@
 """How cards did in real play: aggregates from finished rooms, for the admin's difficulty column.
 
-Counted once per finished game, in the transaction that finishes it (``rooms._record``), from
+Counted once per finished game, in the transaction that finishes it (``turns._record``), from
 the game's own log (engine events, not the room's rows), so replaying nothing is needed later:
 
 - slogan: per slogan card, answers judged right / wrong (duel answers included);

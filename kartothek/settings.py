@@ -215,7 +215,8 @@ KARTOTHEK_PREVIOUS_SIGNING_KEYS = env_str("KARTOTHEK_PREVIOUS_SIGNING_KEYS")
 KARTOTHEK_PUBLIC_URL = env_str("KARTOTHEK_PUBLIC_URL").rstrip("/")
 KARTOTHEK_WEBHOOK_ALLOW_PRIVATE = env_bool("KARTOTHEK_WEBHOOK_ALLOW_PRIVATE", False)
 
-# Play mode (games/rooms.py): limits, room expiry, and the pace of Sign's bots in seconds.
+# Play mode (games/rooms.py and the modules beneath it): limits, room expiry, and the pace of
+# Sign's bots in seconds.
 KARTOTHEK_PLAY_RATE_LIMIT = env_int("KARTOTHEK_PLAY_RATE_LIMIT", 30)
 KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS = env_int("KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS", 24, minimum=1)
 # Finished rooms close too (their replay goes with them; the card statistics stay).

@@ -1,4 +1,4 @@
-"""How an action is stored (games/rooms.py ``_act_counted``): a plain move is prepared before
+"""How an action is stored (games/moves.py ``_act_counted``): a plain move is prepared before
 the write lock and stored under it with one checking UPDATE and its log; a room that moved
 on in between, and everything but a plain move, takes the locked path and answers as it
 always did. SQLite's write lock is the one every writer of the database queues on, so what
@@ -13,7 +13,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 
-from games import bots, cardids, rooms
+from games import bots, cardids, moves, rooms, states
 from games.models import ActionLog, Room
 from tests.play.core_helpers import Player, all_releases, table
 
@@ -68,7 +68,7 @@ def test_a_plain_move_holds_the_write_for_the_count_one_checking_update_and_its_
 def _interleaved(monkeypatch: pytest.MonkeyPatch, between) -> None:  # type: ignore[no-untyped-def]
     """Run ``between()`` (another writer's commit) after the action is prepared and before it
     is stored, once."""
-    real = rooms._prepare
+    real = moves._prepare
     done: list[bool] = []
 
     def prepare_then_let_another_write(*args: Any) -> Any:
@@ -79,7 +79,7 @@ def _interleaved(monkeypatch: pytest.MonkeyPatch, between) -> None:  # type: ign
             between()
         return plan
 
-    monkeypatch.setattr(rooms, "_prepare", prepare_then_let_another_write)
+    monkeypatch.setattr(moves, "_prepare", prepare_then_let_another_write)
 
 
 def test_a_turn_move_whose_room_moved_on_before_it_was_stored_is_stale_and_writes_nothing(monkeypatch):
@@ -99,7 +99,7 @@ def test_a_turn_move_whose_room_moved_on_before_it_was_stored_is_stale_and_write
     after = Room.objects.get(code=host.code)
     assert after.version == version + 1  # the away change only
     # the prepared state never reached the cache under the version the away change took
-    cached = rooms._STATES.get(prepared_key)
+    cached = states._STATES.get(prepared_key)
     assert cached is None or cached == after.state
 
 
@@ -133,13 +133,13 @@ def test_the_move_that_ends_a_game_is_stored_under_the_lock_with_its_statistics(
     """The last move of a game records the cards' statistics (games.stats): the prepared path
     leaves it to the locked one."""
     locked: list[str] = []
-    real = rooms._act_locked
+    real = moves._act_locked
 
     def counted(code: str, seat: Any, action_id: str, *rest: Any) -> Any:
         locked.append(action_id)
         return real(code, seat, action_id, *rest)
 
-    monkeypatch.setattr(rooms, "_act_locked", counted)
+    monkeypatch.setattr(moves, "_act_locked", counted)
     code = table("sauschwer", 2, options={"rounds": 1, "max_cards": 2})[0].code
     rng = random.Random("end")
     step = 0

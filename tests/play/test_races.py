@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from games import rooms
+from games import lookup, rooms
 from games.models import ActionLog, Room
 from tests.play.core_helpers import all_releases
 
@@ -83,7 +83,7 @@ def _ready_all(room: Room, seats: list[Any]) -> Room:
     """Sign's checking phase (when the engine has it): every player says ready."""
     for seat in seats:
         state = rooms.room_state(room)
-        if {"type": "ready"} in rooms._engine(room).legal_actions(state, seat.seat):
+        if {"type": "ready"} in lookup._engine(room).legal_actions(state, seat.seat):
             rooms.act(room.code, seat, action_id=f"ready-{room.code}-{seat.seat}",
                       version=room.version, action={"type": "ready"})
             room = Room.objects.get(pk=room.pk)

@@ -1,12 +1,12 @@
-"""The parsed engine states a server process keeps (games/rooms.py ``_STATES``): one per room,
+"""The parsed engine states a server process keeps (games/states.py ``_STATES``): one per room,
 the newest, so its memory follows the rooms being played, not how many moves they made."""
 
 from __future__ import annotations
 
 import pytest
 
-from games import rooms
-from games.rooms import _NewestStates
+from games import rooms, states
+from games.states import _NewestStates
 from tests.play.core_helpers import release_of, table
 
 
@@ -49,7 +49,7 @@ def test_the_room_stored_least_recently_goes_first_when_full():
 @pytest.mark.django_db
 def test_a_played_room_keeps_one_parsed_state_however_many_moves():
     release_of("sauschwer")
-    rooms._STATES.clear()
+    states._STATES.clear()
     players = table("sauschwer", 3)
     moves = 0
     for _ in range(12):
@@ -61,7 +61,7 @@ def test_a_played_room_keeps_one_parsed_state_however_many_moves():
         assert mover.act(body["legal_actions"][0], version=body["version"]).status_code == 200
         moves += 1
     assert moves >= 3
-    assert len(rooms._STATES) == 1
+    assert len(states._STATES) == 1
 
 
 @pytest.mark.django_db
@@ -100,7 +100,7 @@ def test_a_room_read_before_a_move_answers_with_one_version_and_its_own_state(re
     body = players[0].body()
     mover = next(p for p in players if p.body()["legal_actions"])
     assert mover.act(mover.body()["legal_actions"][0], version=body["version"]).status_code == 200
-    rooms._STATES.clear()  # as in another process: the state is read from the database
+    states._STATES.clear()  # as in another process: the state is read from the database
 
     answer = rooms.snapshot(stale, seat)
 
@@ -109,4 +109,4 @@ def test_a_room_read_before_a_move_answers_with_one_version_and_its_own_state(re
     assert answer["version"] == fresh.version
     assert answer == rooms.snapshot(fresh, seat)
     # and the cache holds the newer state under the newer version only
-    assert rooms._STATES.get(rooms._state_key(fresh)) == fresh.state
+    assert states._STATES.get(states._state_key(fresh)) == fresh.state

@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from games import rooms
+from games import rooms, states
 from games.models import Room
 from tests.play.core_helpers import release_of
 
@@ -261,8 +261,8 @@ def assert_no_buttons(page: Page) -> None:
 @pytest.fixture(autouse=True)
 def fresh_room_caches():
     """Test databases reuse row ids for other content: forget the rooms' cached packs."""
-    rooms._PACKS.clear()
-    rooms._STATES.clear()
+    states._PACKS.clear()
+    states._STATES.clear()
     yield
-    rooms._PACKS.clear()
-    rooms._STATES.clear()
+    states._PACKS.clear()
+    states._STATES.clear()

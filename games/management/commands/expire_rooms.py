@@ -8,9 +8,9 @@ from django.core.management.base import BaseCommand
 from django.db.models import Q
 from django.utils import timezone
 
+from games.lookup import _expiry, _finished_expiry
 from games.models import Room
 from games.ratelimit import forget_old
-from games.rooms import _expiry, _finished_expiry
 
 
 class Command(BaseCommand):

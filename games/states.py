@@ -1,0 +1,153 @@
+"""A room's engine state and pack as this process keeps them: the newest parsed state of each
+room (a state at a version never changes), the packs by release, and the room's card ids."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from django.db import transaction
+
+from games import cardids
+from games.errors import NoRoom
+from games.lookup import _ROOM_ATTNAMES
+from games.models import Room
+
+# Parsed states and packs by key: a state at a version never changes, nor does a release.
+_LRU_LOCK = threading.Lock()
+
+
+class _Lru(OrderedDict):  # type: ignore[type-arg]
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def put(self, key: Any, value: Any) -> None:
+        with _LRU_LOCK:  # the event streams read rooms in several threads at once
+            self[key] = value
+            self.move_to_end(key)
+            while len(self) > self.size:
+                self.popitem(last=False)
+
+
+class _NewestStates:
+    """The newest parsed state of each room this process has read, for at most ``size`` rooms
+    (the room stored least recently goes first). A state at a version never changes, and what
+    polls and streams ask for is a room's newest; keeping older versions too (a cache of 512
+    versions did) held three or four states of every busy room, each ~5x its JSON in memory,
+    and grew with every game's log. An older version asked for again is parsed again."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._rooms: OrderedDict[tuple[Any, ...], tuple[tuple[int, int], Any]] = OrderedDict()
+
+    @staticmethod
+    def _split(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[int, int]]:
+        pk, code, seed, game_number, version = key
+        return (pk, code, seed), (game_number, version)
+
+    def get(self, key: tuple[Any, ...]) -> Any:
+        room, at = self._split(key)
+        found = self._rooms.get(room)
+        return found[1] if found is not None and found[0] == at else None
+
+    def put(self, key: tuple[Any, ...], state: Any) -> None:
+        room, at = self._split(key)
+        with _LRU_LOCK:
+            found = self._rooms.get(room)
+            if found is not None and found[0] > at:
+                return  # a slower reader of an older version: the newer state stays
+            self._rooms[room] = (at, state)
+            self._rooms.move_to_end(room)
+            while len(self._rooms) > self.size:
+                self._rooms.popitem(last=False)
+
+    def clear(self) -> None:
+        with _LRU_LOCK:
+            self._rooms.clear()
+
+    def __len__(self) -> int:
+        return len(self._rooms)
+
+
+_STATES = _NewestStates(512)
+
+
+_PACKS = _Lru(16)
+
+
+def _state_key(room: Room) -> tuple[Any, ...]:
+    # The code and seed too: a test database (or SQLite after a rollback) may reuse a pk.
+    return (room.pk, room.code, room.seed, room.game_number, room.version)
+
+
+def room_state(room: Room) -> dict[str, Any] | None:
+    """The room's engine state (shared: callers must not mutate it)."""
+    key = _state_key(room)
+    own = room.__dict__.get("_own_state")
+    if own is not None and own[0] == key:
+        return own[1]  # type: ignore[no-any-return]  # changed in this transaction
+    found = _STATES.get(key)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    if "state_json" in room.get_deferred_fields():
+        _read_state_json(room)
+        key = _state_key(room)
+    state = room.state
+    if state is not None and own is None:
+        _STATES.put(key, state)  # as committed: a state at a version never changes
+    return state
+
+
+def _read_state_json(room: Room) -> None:
+    """Load a room's deferred state together with the columns it goes with. The room may
+    have moved on since it was read (a stream's look, a poll): its state alone would then be
+    a newer version's under the older version number, and be cached and sent as that older
+    version. If it has moved on, the room object becomes the newer room as a whole."""
+    row = Room.objects.order_by().filter(pk=room.pk).values_list(*_ROOM_ATTNAMES, "state_json").first()
+    if row is None:
+        raise NoRoom("This room has just closed.")
+    values = dict(zip(_ROOM_ATTNAMES, row[:-1], strict=True))
+    if (values["version"], values["game_number"]) != (room.version, room.game_number):
+        if values["release_id"] != room.release_id:
+            room.__dict__.pop("_release_sha256", None)  # room_pack reads the new release's
+        for name, value in values.items():
+            setattr(room, name, value)
+    room.state_json = row[-1]
+
+
+def _set_state(room: Room, state: dict[str, Any]) -> None:
+    room.state = state
+    key = _state_key(room)
+    room.__dict__["_own_state"] = (key, state)
+    if "_plan" in room.__dict__:
+        return  # a prepared move: shared only once it is stored (_store)
+    # Shared with other requests only once committed: a rolled-back version may come again
+    # with another state.
+    transaction.on_commit(lambda: _STATES.put(key, state))
+
+
+def room_pack(room: Room) -> dict[str, Any]:
+    """The pack the room was opened with (its release, or the pinned draft)."""
+    from exports.models import Release
+
+    if room.release_id is not None:
+        digest = room.__dict__.get("_release_sha256")  # read with the room (find_seat, find_room)
+        if digest is None:
+            digest = Release.objects.filter(pk=room.release_id).values_list("sha256", flat=True).get()
+        key: Any = ("release", digest)
+    else:
+        key = ("draft", room.pk, room.code, room.seed)
+    found = _PACKS.get(key)
+    if found is None:
+        data = bytes(room.release.data if room.release_id is not None else room.draft_pack or b"{}")
+        found = json.loads(data)
+        _PACKS.put(key, found)
+    return found  # type: ignore[no-any-return]
+
+
+def card_maps(room: Room) -> tuple[dict[str, str], dict[str, str], dict[str, Any]]:
+    """The room's card ids: (pack key → id, id → pack key, the pack with ids for the pages)."""
+    return cardids.maps(room, room_pack(room))
