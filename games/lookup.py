@@ -22,8 +22,6 @@ from games.prepared import Prepared
 # ≈ 3.7 × 10⁻⁷, any of 1,000 open rooms with ≈ 3.7 × 10⁻⁴; see games/ratelimit.py). A code is
 # typed case-insensitively, spaces and dashes ignored ("k7mq 4tx9" works).
 ALPHABET = "34679ACDEFGHJKMNPQRTWXY"
-
-
 CODE_LENGTH = 8
 
 
@@ -115,16 +113,10 @@ _SEAT_COLUMNS = ("pk", "seat", "position", "name", "token_hash", "host", "bot", 
 
 
 _ROOM_COLUMNS = ("version", "due_at", "status", "last_activity")
-
-
 # A room's columns but its state and draft pack (the biggest; the state comes from _STATES),
 # in the model's field order, as Model.from_db wants them.
 _ROOM_FIELDS = tuple(f for f in Room._meta.concrete_fields if f.attname not in ("state_json", "draft_pack"))
-
-
 _ROOM_ATTNAMES = tuple(f.attname for f in _ROOM_FIELDS)
-
-
 # The two lookups every poll and every stream makes, compiled once (games/prepared.py).
 _SEAT_WITH_ROOM = Prepared(lambda code, token_hash: (
     Seat.objects.order_by().filter(room__code=code, token_hash=token_hash, removed=False, bot=False)

@@ -16,8 +16,6 @@ from games.states import _Lru, _state_key, card_maps, room_pack, room_state
 # What a poll's view carries of the game's log: the last events (the screens show fewer); the
 # whole log stays in the state for the replay and the statistics.
 RECENT_LOG = 50
-
-
 _SEAT_LISTS = _Lru(1024)
 
 

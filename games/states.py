@@ -73,8 +73,6 @@ class _NewestStates:
 
 
 _STATES = _NewestStates(512)
-
-
 _PACKS = _Lru(16)
 
 

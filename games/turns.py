@@ -23,8 +23,6 @@ logger = logging.getLogger(__name__)
 
 # Actions that nobody owes: the turn timer never hands a seat to a bot for skipping these.
 OPTIONAL_ACTIONS = {"stop", "replace", "challenge"}
-
-
 MAX_BOT_STEPS = 2_000  # per request: a game of bots ends long before
 
 
