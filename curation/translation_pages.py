@@ -38,11 +38,9 @@ from cards.translation import APPROVE_PERMISSION, reviewed_state, save_translati
 from common.permissions import require, requires
 
 PAGE_SIZE = 25
-STATE_CHOICES = [
-    (TranslationState.TRANSLATED, "translated"),
-    (TranslationState.APPROVED, "approved"),
-    (TranslationState.NEEDS_EDITING, "needs editing"),
-]
+# The editor's state select, labelled as the list filters and the progress page name the states
+STATE_CHOICES = [(state.value, state.label) for state in (
+    TranslationState.TRANSLATED, TranslationState.APPROVED, TranslationState.NEEDS_EDITING)]
 
 
 def _require(request: HttpRequest, permission: str) -> None:

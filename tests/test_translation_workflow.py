@@ -52,6 +52,19 @@ def test_the_editor_shows_source_beside_translation_and_what_changed(mini_catalo
     assert "goethe" not in page  # only what needs editing
 
 
+def test_the_editors_state_select_names_the_states_as_the_filters_do(mini_catalogue, tina):
+    import re
+
+    url = reverse("admin:cards_translate", args=["symbols", "en"])
+    page = tina.get(url).content.decode()
+    select = re.search(r'<select name="state-[^"]+"[^>]*>(.*?)</select>', page, re.S)
+    assert select is not None
+    labels = re.findall(r"<option [^>]*>([^<]+)</option>", select.group(1))
+    assert labels == ["Translated", "Approved", "Needs editing"]
+    for label in labels:  # the filter links above the table say the same
+        assert f">{label}</a>" in page
+
+
 def test_a_translator_confirms_and_fills_translations_in_the_editor(mini_catalogue, tina):
     Translation.objects.filter(text="Love").delete()
     liebe = ConceptCard.objects.get(key="liebe")
