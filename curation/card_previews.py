@@ -173,8 +173,8 @@ class CardPreviewMixin:
     change_form_template = "admin/cards/change_form.html"
 
     class Media:
-        css = {"all": ["cards/preview.css"]}
-        js = ["cards/preview.js"]
+        css = {"all": ["curation/preview.css"]}
+        js = ["curation/preview.js"]
 
     # --- URLs ------------------------------------------------------------------------
 

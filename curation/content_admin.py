@@ -253,8 +253,8 @@ class ContentAdmin(CuratorWordsMixin, SafeImportMixin, CardPreviewMixin, WriteCh
 
     # One Media for the class (it replaces, not extends, the preview mixin's): both sets here.
     class Media:
-        js = ("cards/key-from-text.js", *CardPreviewMixin.Media.js)
-        css = {"all": ("cards/curator.css", *CardPreviewMixin.Media.css["all"])}
+        js = ("curation/key-from-text.js", *CardPreviewMixin.Media.js)
+        css = {"all": ("curation/curator.css", *CardPreviewMixin.Media.css["all"])}
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("translations")

@@ -11,7 +11,7 @@ from django.views.static import serve
 
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
     # at request time: the static file's hashed name is known once collectstatic ran
-    return HttpResponsePermanentRedirect(static("cards/favicon.svg"))
+    return HttpResponsePermanentRedirect(static("curation/favicon.svg"))
 
 
 # An admin-styled 403 that names what the page needs and who holds it (curation/forbidden.py).

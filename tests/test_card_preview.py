@@ -320,7 +320,7 @@ def test_the_change_page_shows_front_and_back_per_language_with_alt_texts(mini_c
     assert [alt for _src, alt in images] == [
         f"{egg} (front, DE)", f"{egg} (back, DE)", f"{egg} (front, EN)", f"{egg} (back, EN)"]
     assert 'aria-live="polite"' in panel
-    assert "cards/preview.js" in html and "<script>" not in panel and "style=" not in panel
+    assert "curation/preview.js" in html and "<script>" not in panel and "style=" not in panel
     for src, _alt in images:
         assert client.get(src.replace("&amp;", "&")).status_code == 200
 

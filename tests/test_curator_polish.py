@@ -194,9 +194,9 @@ def test_admin_dates_follow_the_users_language(mini_catalogue, carla):
 
 def test_the_favicon_is_there(client):
     response = client.get("/favicon.ico")
-    assert response.status_code == 301 and "cards/favicon" in response.url
+    assert response.status_code == 301 and "curation/favicon" in response.url
     page = Client().get(reverse("admin:login")).content.decode()
-    assert 'rel="icon"' in page and "cards/favicon" in page
+    assert 'rel="icon"' in page and "curation/favicon" in page
 
 
 def test_the_translations_list_names_the_cards_kind_and_filters_in_sentence_case(

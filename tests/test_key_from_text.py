@@ -12,7 +12,7 @@ from django.urls import reverse
 from cards.models import ConceptCard, SloganCard
 from cards.text import make_key
 
-SCRIPT = Path(__file__).resolve().parent.parent / "cards" / "static" / "cards" / "key-from-text.js"
+SCRIPT = Path(__file__).resolve().parent.parent / "curation" / "static" / "curation" / "key-from-text.js"
 
 #: Texts where a slug rule could go wrong: umlauts and ß (also capital ẞ), accents,
 #: ligatures, compatibility forms, Greek and other alphabets, a brand's “…”, long texts
@@ -44,7 +44,7 @@ def carla(client, db):
 @pytest.mark.django_db
 def test_the_add_page_loads_the_key_script_from_static_files(carla):
     page = carla.get(reverse("admin:cards_conceptcard_add")).content.decode()
-    assert 'src="/static/cards/key-from-text.js"' in page
+    assert 'src="/static/curation/key-from-text.js"' in page
     assert 'name="key"' in page
     assert "Filled from the German text as you type" in page
 

@@ -1,6 +1,7 @@
-"""bench/play_speed.py's own helpers, without timing anything: its SSE parser reads what the
-events view writes, and its memory slope is a least-squares fit. The run itself:
-`python bench/play_speed.py --quick` (a few seconds of each scenario)."""
+"""The play bench's own helpers, without timing anything: its SSE parser (bench/play_load.py)
+reads what the events view writes, and its memory slope (bench/play_measure.py) is a
+least-squares fit. The run itself: `python bench/play_speed.py --quick` (a few seconds of each
+scenario)."""
 
 import os
 import sys
@@ -11,7 +12,8 @@ from games.api import _event
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 _environment = dict(os.environ)  # the bench sets its own variables when imported
 try:
-    from play_speed import parse_events, slope
+    from play_load import parse_events
+    from play_measure import slope
 finally:
     os.environ.clear()
     os.environ.update(_environment)
