@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -22,7 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kartothek.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
-os.environ["KARTOTHEK_VAR_DIR"] = tempfile.mkdtemp(prefix="kartothek-bench-")
+from scratch import use_scratch_folder  # noqa: E402
+
+use_scratch_folder("kartothek-bench-")
 os.environ.pop("DATABASE_URL", None)
 
 

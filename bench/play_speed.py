@@ -31,7 +31,6 @@ import os
 import shutil
 import signal
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -41,12 +40,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kartothek.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
-# One throw-away folder per run: a load process (spawned, it imports this module again) and a
-# bench that imports this one reuse the folder of the process that started the run, which
-# removes it at the end.
-if not os.environ.get("KARTOTHEK_BENCH_DIR"):
-    os.environ["KARTOTHEK_BENCH_DIR"] = tempfile.mkdtemp(prefix="kartothek-bench-play-")
-os.environ["KARTOTHEK_VAR_DIR"] = os.environ["KARTOTHEK_BENCH_DIR"]
+from scratch import use_scratch_folder  # noqa: E402
+
+use_scratch_folder("kartothek-bench-play-")
 # Every simulated player comes from one address (loopback): the per-client limits are off; the
 # per-room limits stay as deployed.
 os.environ["KARTOTHEK_PLAY_RATE_LIMIT"] = "0"

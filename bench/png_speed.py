@@ -34,7 +34,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kartothek.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
-os.environ["KARTOTHEK_VAR_DIR"] = tempfile.mkdtemp(prefix="kartothek-bench-")
+from scratch import use_scratch_folder  # noqa: E402
+
+use_scratch_folder("kartothek-bench-")
 os.environ.pop("DATABASE_URL", None)
 
 

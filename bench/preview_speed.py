@@ -21,7 +21,6 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kartothek.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
-os.environ["KARTOTHEK_VAR_DIR"] = tempfile.mkdtemp(prefix="kartothek-bench-")
+from scratch import use_scratch_folder  # noqa: E402
+
+use_scratch_folder("kartothek-bench-")
 os.environ.pop("DATABASE_URL", None)
 
 COLOURS = [("rot", "Rot", "#d7263d", "●"), ("blau", "Blau", "#1b4db3", "▲"),

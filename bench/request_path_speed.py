@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kartothek.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
-os.environ["KARTOTHEK_VAR_DIR"] = tempfile.mkdtemp(prefix="kartothek-bench-paths-")
+from scratch import use_scratch_folder  # noqa: E402
+
+use_scratch_folder("kartothek-bench-paths-")
 (Path(os.environ["KARTOTHEK_VAR_DIR"]) / "static").mkdir()  # collectstatic's place, empty here
 os.environ["ALLOWED_HOSTS"] = "127.0.0.1"
 # one address sends every request: the per-client limits would answer 429 after a few

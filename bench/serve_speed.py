@@ -27,7 +27,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -38,12 +37,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kartothek.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
-# One throw-away folder per run: a load process (spawned, it imports this module again) and a
-# bench that imports this one reuse the folder of the process that started the run, which
-# removes it at the end.
-if not os.environ.get("KARTOTHEK_BENCH_DIR"):
-    os.environ["KARTOTHEK_BENCH_DIR"] = tempfile.mkdtemp(prefix="kartothek-bench-")
-os.environ["KARTOTHEK_VAR_DIR"] = os.environ["KARTOTHEK_BENCH_DIR"]
+from scratch import use_scratch_folder  # noqa: E402
+
+use_scratch_folder("kartothek-bench-")
 os.environ.pop("DATABASE_URL", None)
 
 HOST = "127.0.0.1"  # never anything else: the load stays on loopback
