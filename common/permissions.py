@@ -9,7 +9,7 @@ what was missing and which roles hold it.
 Which permissions a game's printing or draft needs lives with the content model
 (cards/permissions.py); the model admins' write checks live with the admin
 (curation/write_checks.py). The README's roles table (section *Roles*) says who may do what;
-tests/test_permission_matrix.py holds every admin URL to it.
+tests/permission_matrix/ holds every admin URL to it.
 """
 
 

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from cards.models import option_problems
-from tests.test_permission_matrix import page_form
+from tests.permission_matrix.forms import page_form
 
 pytestmark = pytest.mark.django_db
 PREVIEW = "/admin/cards/slogancard/preview/"

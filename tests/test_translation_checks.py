@@ -368,7 +368,7 @@ def test_the_editor_searches_source_and_translation(mini_catalogue):
 
 
 def _page_form(client: Client, url: str, params: dict) -> dict[str, str]:  # type: ignore[type-arg]
-    from tests.test_permission_matrix import FormReader
+    from tests.permission_matrix.forms import FormReader
 
     reader = FormReader()
     reader.feed(client.get(url, params).content.decode())

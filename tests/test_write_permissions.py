@@ -1,9 +1,9 @@
 """The failures of the outside review (issue 10), one test each: a Translator changed cards
 and restored a deleted one through the history's revert form, ran list actions hidden from
-them, printed decks; staff without permissions read drafts. tests/test_permission_matrix.py
+them, printed decks; staff without permissions read drafts. tests/permission_matrix/
 holds the whole class (every admin URL × every role); these pin the reported cases.
 
-A file of its own: the matrix keeps a module-wide catalogue, these load their own.
+A file of its own: the matrix keeps a package-wide catalogue, these load their own.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from django.db.models import Model
 from django.test import Client
 
 from cards.models import ConceptCard, SauschwerObject, SignColour, SymbolTile
-from tests.test_permission_matrix import _PAGES, CSRF_TOKEN, PASSWORD, page_form, snapshot
+from tests.permission_matrix.forms import _PAGES, page_form
+from tests.permission_matrix.rows import CSRF_TOKEN, PASSWORD
+from tests.permission_matrix.snapshot import snapshot
 
 pytestmark = pytest.mark.django_db
 
