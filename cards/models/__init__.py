@@ -12,6 +12,38 @@ tables, in cards/markets.py; their names are handed on here too, as the code alw
 
 from __future__ import annotations
 
+# isort: off
+# The models register in the order the one models.py defined them (base, the four games, brands,
+# then the checks' tables): a flushed test database makes its content types again in this order,
+# and translations are ordered by content type, so the order stays as it was.
+from cards.models.base import (  # noqa: F401
+    EMPTY,
+    Content,
+    ContentManager,
+    ContentQuerySet,
+    Game,
+    Translatable,
+    Translation,
+    TranslationState,
+    translation_max_length,
+)
+from cards.models.symbols import ConceptCard, SymbolTile
+from cards.models.sign import SignCard, SignColour, SignSymbol
+from cards.models.slogan import (  # noqa: F401
+    AlfonsCard,
+    AlfonsEffect,
+    Slogan,
+    SloganCard,
+    SloganOption,
+    SwapTarget,
+    alfons_effect_problems,
+    option_problems,
+)
+from cards.models.sauschwer import SauschwerObject
+from cards.models.brands import BrandOwnership  # noqa: F401
+from cards.models.translation_checks import CheckDismissal, GlossaryTerm  # noqa: F401
+from cards.models.stored_findings import StaleFindings, TranslationCount, TranslationFinding  # noqa: F401
+# isort: on
 from cards.markets import (  # noqa: F401
     MARKET_ALIASES,
     MARKET_NAMES,
@@ -30,33 +62,6 @@ from cards.markets import (  # noqa: F401
     split_edition,
     validate_markets,
 )
-from cards.models.base import (  # noqa: F401
-    EMPTY,
-    Content,
-    ContentManager,
-    ContentQuerySet,
-    Game,
-    Translatable,
-    Translation,
-    TranslationState,
-    translation_max_length,
-)
-from cards.models.brands import BrandOwnership  # noqa: F401
-from cards.models.sauschwer import SauschwerObject
-from cards.models.sign import SignCard, SignColour, SignSymbol
-from cards.models.slogan import (  # noqa: F401
-    AlfonsCard,
-    AlfonsEffect,
-    Slogan,
-    SloganCard,
-    SloganOption,
-    SwapTarget,
-    alfons_effect_problems,
-    option_problems,
-)
-from cards.models.stored_findings import StaleFindings, TranslationCount, TranslationFinding  # noqa: F401
-from cards.models.symbols import ConceptCard, SymbolTile
-from cards.models.translation_checks import CheckDismissal, GlossaryTerm  # noqa: F401
 
 #: Every content model, in the order a catalogue is loaded (referenced rows first).
 CONTENT_MODELS: tuple[type[Content], ...] = (
