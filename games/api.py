@@ -25,10 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from functools import wraps
 from typing import Any
 
@@ -43,6 +40,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from cards.text import ascii_number
+from common.threads import process_pool
 from exports.api import _etag_matches, error
 from games import events as room_events
 from games import rooms
@@ -336,9 +334,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
 def _look(code: str, token: str | None, sent: int | None) -> tuple[dict[str, Any] | None, Any]:
     """What a stream sends next: ``(body, due_at)``, the body ``None`` when the room is still
     at version ``sent`` and no bot or timer is due (one query, as a 304 poll). Raises the
-    play errors (404, 403) like the GET. Runs on the look pool (``_look_pool``: a few threads
-    per process, each keeping its database connection: opening one costs more than the look);
-    a waiting stream holds neither a thread nor a connection."""
+    play errors (404, 403) like the GET. Runs on the look pool (``KARTOTHEK_PLAY_LOOK_THREADS``:
+    a few threads per process, each keeping its database connection: opening one costs more
+    than the look); a waiting stream holds neither a thread nor a connection."""
     try:
         seat, poll = _poll(code, token)
         now = timezone.now()
@@ -356,27 +354,6 @@ def _look(code: str, token: str | None, sent: int | None) -> tuple[dict[str, Any
         raise
 
 
-_LOOK_POOL: dict[int, ThreadPoolExecutor] = {}
-_LOOK_POOL_LOCK = threading.Lock()
-
-
-def _look_pool() -> ThreadPoolExecutor:
-    """This process's threads for the streams' looks (``KARTOTHEK_PLAY_LOOK_THREADS``; per
-    process: a pool made before a fork has no threads in the child). With the loop's default
-    pool (six threads on two cores) a move's fan-out ran six looks at once, each waiting for
-    the GIL in turn, and the next move's request waited behind all of them."""
-    pid = os.getpid()
-    pool = _LOOK_POOL.get(pid)
-    if pool is None:
-        with _LOOK_POOL_LOCK:
-            pool = _LOOK_POOL.get(pid)
-            if pool is None:
-                _LOOK_POOL.clear()
-                pool = _LOOK_POOL[pid] = ThreadPoolExecutor(
-                    max(1, int(settings.KARTOTHEK_PLAY_LOOK_THREADS)), thread_name_prefix="kartothek-look")
-    return pool
-
-
 def _event(body: dict[str, Any]) -> bytes:
     data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     return f"id: {body['version']}\nevent: room\ndata: {data}\n\n".encode()
@@ -389,7 +366,10 @@ def _last_event_id(request: HttpRequest) -> int | None:
 
 async def _stream(code: str, token: str | None, sent: int | None, first: dict[str, Any] | None,
                   due_at: Any) -> Any:
-    look = sync_to_async(_look, thread_sensitive=False, executor=_look_pool())
+    # the looks' own pool: on the loop's default one (six threads on two cores) a move's fan-out
+    # ran six looks at once, taking turns at the GIL while the next move's request waited
+    look = sync_to_async(_look, thread_sensitive=False,
+                         executor=process_pool("look", settings.KARTOTHEK_PLAY_LOOK_THREADS))
     heartbeat = float(settings.KARTOTHEK_PLAY_EVENTS_HEARTBEAT)
     yield b"retry: 2000\n\n"
     if first is not None:

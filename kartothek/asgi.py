@@ -29,6 +29,8 @@ from typing import Any
 
 from django.core.handlers.asgi import ASGIHandler
 
+from common.threads import process_pool
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kartothek.settings")
 
 GC_YOUNG = 10_000  # allocations between two collections of the youngest generation (CPython: 700)
@@ -45,9 +47,7 @@ class Handler(ASGIHandler):
         super().__init__()
         self._sync = BaseHandler()
         self._sync.load_middleware(is_async=False)
-        self._threads = max(1, int(settings.KARTOTHEK_PLAY_THREADS))
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_pid = 0
+        self._threads = int(settings.KARTOTHEK_PLAY_THREADS)
         self._process = 0
 
     async def __call__(self, scope, receive, send):  # type: ignore[no-untyped-def]
@@ -67,11 +67,7 @@ class Handler(ASGIHandler):
         await super().__call__(scope, receive, send)
 
     def _play_pool(self) -> ThreadPoolExecutor:
-        # per process: a pool made before a fork has no threads in the child
-        if self._pool is None or self._pool_pid != os.getpid():
-            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="kartothek-play")
-            self._pool_pid = os.getpid()
-        return self._pool
+        return process_pool("play", self._threads)
 
     async def _in_one_thread(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         from asgiref.sync import sync_to_async
