@@ -1,13 +1,16 @@
 """A room's engine state and pack as this process keeps them: the newest parsed state of each
-room (a state at a version never changes), the packs by release, and the room's card ids."""
+room in play (a state at a version never changes), the packs by release, and the room's card ids."""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from games import cardids
@@ -33,33 +36,74 @@ class _Lru(OrderedDict):  # type: ignore[type-arg]
 
 
 class _NewestStates:
-    """The newest parsed state of each room this process has read, for at most ``size`` rooms
-    (the room stored least recently goes first). A state at a version never changes, and what
-    polls and streams ask for is a room's newest; keeping older versions too (a cache of 512
-    versions did) held three or four states of every busy room, each ~5x its JSON in memory,
-    and grew with every game's log. An older version asked for again is parsed again."""
+    """The newest parsed state of each room this process used in the last ``keep`` seconds, for
+    at most ``size`` rooms (the room used least recently goes first).
 
-    def __init__(self, size: int) -> None:
+    A state at a version never changes, and what moves, polls and streams ask for is a room's
+    newest; keeping older versions too (a cache of 512 versions did) held three or four states
+    of every busy room, each ~5x its JSON in memory, and grew with every game's log. An older
+    version asked for again is parsed again.
+
+    Why only for a moment: the state is shared while a move fans out to the room's streams on
+    this process (a few milliseconds; each stream's look would otherwise parse it again) and by
+    a room's next move when it comes soon. A state kept past that is not reused: a move sent to
+    the other server process makes a new version, which is parsed anyway. Kept for every open
+    room, the states grew with each game's log (b in bench/play_speed.py: ~1.3 MB a minute of
+    the two workers' memory, rooms that merely stayed open holding their whole game); kept for
+    ``keep`` seconds after their last use, a process holds the states of the rooms being played
+    right now. ``keep`` is read from ``KARTOTHEK_PLAY_STATE_KEEP_MS`` when not given.
+    """
+
+    def __init__(self, size: int, keep: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.size = size
-        self._rooms: OrderedDict[tuple[Any, ...], tuple[tuple[int, int], Any]] = OrderedDict()
+        self._keep = keep
+        self._clock = clock
+        # room → ((game number, version), state, last used); in order of last use
+        self._rooms: OrderedDict[tuple[Any, ...], tuple[tuple[int, int], Any, float]] = OrderedDict()
+
+    @property
+    def keep(self) -> float:
+        if self._keep is not None:
+            return self._keep
+        return settings.KARTOTHEK_PLAY_STATE_KEEP_MS / 1000
 
     @staticmethod
     def _split(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[int, int]]:
         pk, code, seed, game_number, version = key
         return (pk, code, seed), (game_number, version)
 
+    def _forget_unused(self, now: float) -> None:
+        """Drop the rooms not used for ``keep`` seconds (the oldest uses come first). Under the lock."""
+        until = now - self.keep
+        rooms = self._rooms
+        while rooms:
+            oldest = next(iter(rooms))
+            if rooms[oldest][2] > until:
+                break
+            del rooms[oldest]
+
     def get(self, key: tuple[Any, ...]) -> Any:
         room, at = self._split(key)
-        found = self._rooms.get(room)
-        return found[1] if found is not None and found[0] == at else None
+        now = self._clock()
+        with _LRU_LOCK:
+            self._forget_unused(now)
+            found = self._rooms.get(room)
+            if found is None or found[0] != at:
+                return None
+            self._rooms[room] = (at, found[1], now)
+            self._rooms.move_to_end(room)
+            return found[1]
 
     def put(self, key: tuple[Any, ...], state: Any) -> None:
         room, at = self._split(key)
+        now = self._clock()
         with _LRU_LOCK:
+            self._forget_unused(now)
             found = self._rooms.get(room)
             if found is not None and found[0] > at:
                 return  # a slower reader of an older version: the newer state stays
-            self._rooms[room] = (at, state)
+            self._rooms[room] = (at, state, now)
             self._rooms.move_to_end(room)
             while len(self._rooms) > self.size:
                 self._rooms.popitem(last=False)
@@ -69,7 +113,9 @@ class _NewestStates:
             self._rooms.clear()
 
     def __len__(self) -> int:
-        return len(self._rooms)
+        with _LRU_LOCK:
+            self._forget_unused(self._clock())
+            return len(self._rooms)
 
 
 _STATES = _NewestStates(512)

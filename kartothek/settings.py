@@ -239,8 +239,12 @@ KARTOTHEK_PLAY_EVENTS_CHECK = float(env_str("KARTOTHEK_PLAY_EVENTS_CHECK") or 0.
 KARTOTHEK_PLAY_THREADS = env_int("KARTOTHEK_PLAY_THREADS", 8, minimum=1)
 # Threads per process that read rooms for the event streams (a pool of their own, apart from
 # the play requests' and Django's): each stream's look is short, and more threads than this only
-# wait for the GIL in turn while a move's request waits behind them (README: Performance).
+# wait for the GIL in turn while a move's request waits behind them (docs/play-performance.md).
 KARTOTHEK_PLAY_LOOK_THREADS = env_int("KARTOTHEK_PLAY_LOOK_THREADS", 2, minimum=1)
+# Milliseconds a server process keeps a room's parsed engine state after its last use
+# (games/states.py): long enough to share it across a move's fan-out to the room's streams and
+# with a quick next move, short enough that rooms not being played hold none.
+KARTOTHEK_PLAY_STATE_KEEP_MS = env_int("KARTOTHEK_PLAY_STATE_KEEP_MS", 1000)
 # --- Login throttling (django-axes): failed logins are counted in the database, so every
 # app server sees them. After AXES_FAILURE_LIMIT failures the (user name, client address)
 # pair is refused with 429 for AXES_COOLOFF_MINUTES; a successful login resets the count.

@@ -1,5 +1,6 @@
 """The parsed engine states a server process keeps (games/states.py ``_STATES``): one per room,
-the newest, so its memory follows the rooms being played, not how many moves they made."""
+the newest, and only while the room is in play, so its memory follows the rooms being played
+now, not how many moves they made nor how many rooms stay open."""
 
 from __future__ import annotations
 
@@ -46,8 +47,56 @@ def test_the_room_stored_least_recently_goes_first_when_full():
     assert states.get(key(1, 2)) == "a2" and states.get(key(3, 1)) == "c"
 
 
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_state_not_used_for_the_keep_time_is_dropped():
+    clock = Clock()
+    states = _NewestStates(8, keep=1.0, clock=clock)
+    states.put(key(1, 1), {"v": 1})
+    clock.now += 0.9
+    assert states.get(key(1, 1)) == {"v": 1}
+    clock.now += 1.0
+    assert states.get(key(1, 1)) is None and len(states) == 0
+
+
+def test_each_use_keeps_a_state_longer_and_only_idle_rooms_go():
+    clock = Clock()
+    states = _NewestStates(8, keep=1.0, clock=clock)
+    states.put(key(1, 1), "played")
+    states.put(key(2, 1), "idle")
+    for _ in range(5):  # a room in play is read again and again, each time within the second
+        clock.now += 0.6
+        assert states.get(key(1, 1)) == "played"
+    assert len(states) == 1 and states.get(key(2, 1)) is None
+    clock.now += 0.6
+    states.put(key(1, 2), "played on")  # a new version counts as a use too
+    clock.now += 0.6
+    assert states.get(key(1, 2)) == "played on"
+
+
+def test_the_process_wide_states_follow_the_keep_setting(settings):
+    clock = Clock()
+    states = _NewestStates(8, clock=clock)
+    settings.KARTOTHEK_PLAY_STATE_KEEP_MS = 0
+    states.put(key(1, 1), "a")
+    assert states.get(key(1, 1)) is None  # 0: kept for no time at all
+    settings.KARTOTHEK_PLAY_STATE_KEEP_MS = 5_000
+    states.put(key(1, 2), "b")
+    clock.now += 4.9
+    assert states.get(key(1, 2)) == "b"
+    clock.now += 5.1
+    assert states.get(key(1, 2)) is None
+
+
 @pytest.mark.django_db
-def test_a_played_room_keeps_one_parsed_state_however_many_moves():
+def test_a_played_room_keeps_one_parsed_state_however_many_moves(settings):
+    settings.KARTOTHEK_PLAY_STATE_KEEP_MS = 600_000  # however slow the machine: this counts states
     release_of("sauschwer")
     states._STATES.clear()
     players = table("sauschwer", 3)
@@ -84,12 +133,13 @@ def test_a_rematch_replaces_the_rooms_card_ids_instead_of_adding_a_second_set():
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("reader", ["table", "seat"])
-def test_a_room_read_before_a_move_answers_with_one_version_and_its_own_state(reader):
+def test_a_room_read_before_a_move_answers_with_one_version_and_its_own_state(reader, settings):
     """A poll or a stream reads the room without its state, and the state a moment later; a
     move in between must not give the newer state under the older version (it was sent as
     that version, and cached as it: the stream secrecy test saw options 'leak' that way)."""
     from games.models import Room
 
+    settings.KARTOTHEK_PLAY_STATE_KEEP_MS = 600_000  # the cache is read back below
     release_of("sauschwer")
     players = table("sauschwer", 3)
     code = players[0].code
