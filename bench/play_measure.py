@@ -60,6 +60,20 @@ def gc_pauses(log_dir: Path, since: float) -> dict[int, list[tuple[float, int, f
     return found
 
 
+def python_blocks(log_dir: Path, since: float) -> dict[int, list[tuple[float, int, int]]]:
+    """The workers' counts of Python memory blocks in use and SQLite's bytes since ``since``
+    (bench/gunicorn_probe.py logs them every 15 s): by pid, (wall time, blocks, SQLite bytes)."""
+    found: dict[int, list[tuple[float, int, int]]] = {}
+    for path in log_dir.glob("blocks.*"):
+        rows = []
+        for line in path.read_text().splitlines():
+            at, count, sqlite = line.split()
+            if float(at) >= since:
+                rows.append((float(at), int(count), int(sqlite)))
+        found[int(path.suffix[1:])] = rows
+    return found
+
+
 def rss_mb(pids: list[int]) -> float:
     total = 0
     for pid in pids:

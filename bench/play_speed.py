@@ -50,7 +50,15 @@ os.environ["ALLOWED_HOSTS"] = "127.0.0.1"
 os.environ.pop("DATABASE_URL", None)
 
 from play_load import OPTIONAL, in_client_process, open_rooms  # noqa: E402
-from play_measure import cpu_seconds, gc_pauses, percentile, sampled, slope, worker_cpu  # noqa: E402
+from play_measure import (  # noqa: E402
+    cpu_seconds,
+    gc_pauses,
+    percentile,
+    python_blocks,
+    sampled,
+    slope,
+    worker_cpu,
+)
 from serve_speed import HOST, free_port, gunicorn_version, machine, stop, wait_until_up  # noqa: E402
 
 TARGET_P99_MS = 100.0
@@ -141,7 +149,9 @@ def scenario(server: Any, port: int, name: str, kind: str, tables: list, duratio
                            "server_cpu": server_cpu, "client_cpu": client_cpu,
                            "cpu_ms_per_player_s": server_cpu / (players * total) * 1000,
                            "rss": [s for s in samples if s[0] >= warm_up] or samples,
-                           "rss_start": samples[0][1], "errors": result.errors,
+                           "rss_start": samples[0][1], "rss_all": samples, "errors": result.errors,
+                           "wall_start": wall_before,
+                           "blocks": python_blocks(Path(os.environ["KARTOTHEK_VAR_DIR"]), wall_before),
                            "worker_cpu": each, "cpu_samples": cpu,
                            "states": [s for s in states if s[0] >= warm_up] or states,
                            "gc": gc_pauses(Path(os.environ["KARTOTHEK_VAR_DIR"]), wall_before)}
@@ -177,6 +187,21 @@ def diagnosis(row: dict[str, Any]) -> str:
                          f"{(last[2] - first[2]) / max(last[3] - first[3], 1e-9):.0%}")
     if spans:  # does the server's cost grow with the games, and is the machine full?
         lines.append("    server CPU (cores) / whole machine busy, by minute: " + ", ".join(spans))
+    rss_by_minute: dict[int, float] = {}
+    for at, mb in row.get("rss_all", []):
+        rss_by_minute.setdefault(int(at // 60), mb)  # each minute's first sample
+    if len(rss_by_minute) >= 2:  # does memory level off (the allocator's high water) or keep rising?
+        lines.append("    workers' RSS at each minute's start, MB: " + ", ".join(
+            f"{m}: {mb:.0f}" for m, mb in sorted(rss_by_minute.items())))
+    per_minute: dict[int, dict[int, tuple[int, int]]] = {}
+    for pid, rows in (row.get("blocks") or {}).items():
+        for at, count, sqlite in rows:  # each worker's first sample in each minute
+            per_minute.setdefault(int((at - row["wall_start"]) // 60), {}).setdefault(pid, (count, sqlite))
+    full = {m: list(c.values()) for m, c in sorted(per_minute.items()) if len(c) == len(row["blocks"])}
+    if full:  # the Python objects alive (live data, apart from the allocator's free pages) and SQLite's
+        lines.append("    both workers by minute, Python's memory blocks in use (thousands) / SQLite's MB: "
+                     + ", ".join(f"{m}: {sum(c for c, _ in v) / 1000:,.0f} / "
+                                 f"{sum(s for _, s in v) / 2**20:.1f}" for m, v in full.items()))
     states = row.get("states") or []
     if len(states) >= 2 and states[0][1] == states[0][1]:  # not NaN (PostgreSQL)
         lines.append(f"    rooms' stored states over the watched part: {states[0][1]:.1f} -> "
