@@ -13,7 +13,7 @@ Three ways through, by path:
   once on that thread, as under a WSGI server. Django's own ASGI path hands each middleware's
   sync half to a new thread of the request's own (a thread started per request, a dozen hops
   to it and back); measured on one 404 answer through the full middleware, 2.3 ms of CPU that
-  way and 0.6 ms this way (README: Performance). The pool's threads keep their database
+  way and 0.6 ms this way (docs/play-performance.md). The pool's threads keep their database
   connections' pool and caches warm; ``KARTOTHEK_PLAY_THREADS`` threads per process.
 - Everything else (the admin, the editor, printing, the content API: fewer requests, some of
   them long) keeps Django's ASGI path, so a slow print run never holds a play thread.
@@ -122,7 +122,7 @@ def _application() -> ASGIHandler:
     # as the process: frozen, no collection walks it again. And a young generation of 10,000
     # objects instead of 700 makes collections rarer: in the same probe no full collection ran
     # after the start, the young ones paused 20-40 ms, the learned p99 fell from 312-427 ms
-    # to 167 ms (README: Performance). Most garbage is freed by reference counting anyway.
+    # to 167 ms (docs/play-performance.md). Most garbage is freed by reference counting anyway.
     gc.collect()
     gc.freeze()
     gc.set_threshold(GC_YOUNG, 10, 10)
