@@ -46,32 +46,31 @@ def cpu_seconds(master: int) -> float:
     return total
 
 
-def gc_pauses(log_dir: Path, since: float) -> dict[int, list[tuple[float, int, float]]]:
-    """The workers' garbage-collector pauses of 10 ms or more since ``since`` (bench/
-    gunicorn_probe.py): by pid, (wall time, generation, ms)."""
-    found: dict[int, list[tuple[float, int, float]]] = {}
-    for path in log_dir.glob("gc.*"):
+def _probe_log(log_dir: Path, name: str, since: float,
+               kinds: tuple[type, ...]) -> dict[int, list[tuple[Any, ...]]]:
+    """The rows bench/gunicorn_probe.py wrote to ``name.<pid>`` since ``since`` (each row's first
+    field is the wall time), by worker pid; each field read as the type in ``kinds``."""
+    found: dict[int, list[tuple[Any, ...]]] = {}
+    for path in log_dir.glob(f"{name}.*"):
         rows = []
         for line in path.read_text().splitlines():
-            at, generation, took = line.split()
-            if float(at) >= since:
-                rows.append((float(at), int(generation), float(took)))
+            row = tuple(kind(field) for kind, field in zip(kinds, line.split(), strict=True))
+            if row[0] >= since:
+                rows.append(row)
         found[int(path.suffix[1:])] = rows
     return found
 
 
-def python_blocks(log_dir: Path, since: float) -> dict[int, list[tuple[float, int, int]]]:
+def gc_pauses(log_dir: Path, since: float) -> dict[int, list[tuple[Any, ...]]]:
+    """The workers' garbage-collector pauses of 10 ms or more since ``since``: by pid,
+    (wall time, generation, ms)."""
+    return _probe_log(log_dir, "gc", since, (float, int, float))
+
+
+def python_blocks(log_dir: Path, since: float) -> dict[int, list[tuple[Any, ...]]]:
     """The workers' counts of Python memory blocks in use and SQLite's bytes since ``since``
-    (bench/gunicorn_probe.py logs them every 15 s): by pid, (wall time, blocks, SQLite bytes)."""
-    found: dict[int, list[tuple[float, int, int]]] = {}
-    for path in log_dir.glob("blocks.*"):
-        rows = []
-        for line in path.read_text().splitlines():
-            at, count, sqlite = line.split()
-            if float(at) >= since:
-                rows.append((float(at), int(count), int(sqlite)))
-        found[int(path.suffix[1:])] = rows
-    return found
+    (logged every 15 s): by pid, (wall time, blocks, SQLite bytes)."""
+    return _probe_log(log_dir, "blocks", since, (float, int, int))
 
 
 def rss_mb(pids: list[int]) -> float:
