@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import signal
 import sys
@@ -49,7 +48,7 @@ os.environ["KARTOTHEK_PLAY_WRITE_LIMIT"] = "0"
 os.environ["ALLOWED_HOSTS"] = "127.0.0.1"
 os.environ.pop("DATABASE_URL", None)
 
-from play_load import OPTIONAL, in_client_process, open_rooms  # noqa: E402
+from play_load import in_client_process, open_rooms  # noqa: E402
 from play_measure import (  # noqa: E402
     cpu_seconds,
     gc_pauses,
@@ -60,8 +59,6 @@ from play_measure import (  # noqa: E402
     worker_cpu,
 )
 from serve_speed import HOST, free_port, gunicorn_version, machine, stop, wait_until_up  # noqa: E402
-
-TARGET_P99_MS = 100.0
 
 
 def prepare() -> None:
@@ -100,37 +97,6 @@ def start_server(port: int, log: Path, workers: int, database_url: str = ""):  #
     output = (log.parent / "gunicorn-output.log").open("ab")  # Django's own error reports
     return subprocess.Popen(command, env=env, cwd=ROOT, stdout=output,
                             stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def count_queries(code: str, token: str) -> dict[str, object]:
-    """Queries of one 304 poll, one 200 poll and one action, in-process on the same database."""
-    import django
-
-    django.setup()
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext
-
-    client = Client(HTTP_HOST=HOST)
-    auth = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
-    url = f"/api/play/rooms/{code}"
-    result: dict[str, object] = {}
-    with CaptureQueriesContext(connection) as full:
-        first = client.get(url, **auth)
-    result["200"] = len(full)
-    with CaptureQueriesContext(connection) as cached:
-        again = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"], **auth)
-    result["304"] = len(cached) if again.status_code == 304 else f"({again.status_code})"
-    result["304 reads state"] = any("state_json" in q["sql"] for q in cached)
-    body = first.json()
-    legal = [a for a in body["legal_actions"] if a.get("type") not in OPTIONAL] or body["legal_actions"]
-    if legal:
-        with CaptureQueriesContext(connection) as acted:
-            client.post(url + "/actions", json.dumps({"id": "count-queries", "version": body["version"],
-                                                      "action": legal[0]}),
-                        content_type="application/json", **auth)
-        result["action"] = len(acted)
-    return result
 
 
 def scenario(server: Any, port: int, name: str, kind: str, tables: list, duration: float,
