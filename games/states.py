@@ -51,7 +51,10 @@ class _NewestStates:
     room, the states grew with each game's log (b in bench/play_speed.py: ~1.3 MB a minute of
     the two workers' memory, rooms that merely stayed open holding their whole game); kept for
     ``keep`` seconds after their last use, a process holds the states of the rooms being played
-    right now. ``keep`` is read from ``KARTOTHEK_PLAY_STATE_KEEP_MS`` when not given.
+    right now. ``keep`` is read from ``KARTOTHEK_PLAY_STATE_KEEP_MS`` when not given (250 ms: a
+    move reaches every seat within ~100 ms, p99, under the bench's 1,020 players; kept for a
+    second, the states of a quarter of b's rooms were held at any moment and the workers' live
+    objects still grew with the games' logs).
     """
 
     def __init__(self, size: int, keep: float | None = None,

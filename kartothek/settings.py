@@ -242,9 +242,12 @@ KARTOTHEK_PLAY_THREADS = env_int("KARTOTHEK_PLAY_THREADS", 8, minimum=1)
 # wait for the GIL in turn while a move's request waits behind them (docs/play-performance.md).
 KARTOTHEK_PLAY_LOOK_THREADS = env_int("KARTOTHEK_PLAY_LOOK_THREADS", 2, minimum=1)
 # Milliseconds a server process keeps a room's parsed engine state after its last use
-# (games/states.py): long enough to share it across a move's fan-out to the room's streams and
-# with a quick next move, short enough that rooms not being played hold none.
-KARTOTHEK_PLAY_STATE_KEEP_MS = env_int("KARTOTHEK_PLAY_STATE_KEEP_MS", 1000)
+# (games/states.py): long enough to share it across a move's fan-out to the room's streams (every
+# seat learns of a move within ~100 ms, p99, under the play bench's 1,020 players) and with a
+# quick next move, short enough that only the rooms being played this moment hold one: kept for a
+# second, the states of a quarter of the rooms were in memory at any time, growing with their
+# games' logs (docs/play-performance.md, 2026-12-03 evening).
+KARTOTHEK_PLAY_STATE_KEEP_MS = env_int("KARTOTHEK_PLAY_STATE_KEEP_MS", 250)
 # --- Login throttling (django-axes): failed logins are counted in the database, so every
 # app server sees them. After AXES_FAILURE_LIMIT failures the (user name, client address)
 # pair is refused with 429 for AXES_COOLOFF_MINUTES; a successful login resets the count.
