@@ -68,9 +68,11 @@ def gc_pauses(log_dir: Path, since: float) -> dict[int, list[tuple[Any, ...]]]:
 
 
 def python_blocks(log_dir: Path, since: float) -> dict[int, list[tuple[Any, ...]]]:
-    """The workers' counts of Python memory blocks in use and SQLite's bytes since ``since``
-    (logged every 15 s): by pid, (wall time, blocks, SQLite bytes)."""
-    return _probe_log(log_dir, "blocks", since, (float, int, int))
+    """The workers' memory as their allocators see it since ``since`` (logged every 15 s by
+    bench/gunicorn_probe.py): by pid, (wall time, Python memory blocks in use, SQLite bytes,
+    pymalloc arenas in use, bytes in pymalloc's allocated blocks, bytes glibc's malloc has handed
+    out, free bytes it keeps); -1 where a figure is not available."""
+    return _probe_log(log_dir, "blocks", since, (float, int, int, int, int, int, int))
 
 
 def rss_mb(pids: list[int]) -> float:

@@ -4,7 +4,7 @@ database show afterwards, checked against the targets.
 
     python bench/play_speed.py [--rooms 50] [--players 6] [--duration 60] [--every 1]
                                [--big-rooms 170] [--big-duration 300] [--big-every 4]
-                               [--big-warm-up 60] [--workers 2] [--act-chance 0.5]
+                               [--big-warm-up 480] [--workers 2] [--act-chance 0.5]
                                [--postgres URL] [--only a|b] [--quick] [--seed bench]
 
 Prepares a throw-away SQLite database (or the given empty PostgreSQL one) with a release of
@@ -12,7 +12,10 @@ each game (the engine tests' small packs) and opens rooms (the four games in tur
 API. Scenario a: --rooms rooms of --players seats with pushed updates (every seat keeps its
 room's event stream open, a move every --every seconds a room), then the same rooms polling
 once a second as the baseline. Scenario b: --big-rooms rooms of 6 with pushed updates and a
-move every --big-every seconds, whose workers' memory is watched after a warm-up. The players
+move every --big-every seconds, whose workers' memory is watched after a warm-up that lasts
+until the rooms' first games have ended: the 170 games start in the same second and their logs
+grow together until then (the bench prints the rooms' stored states by minute; they peak at
+minute 7), and that peak sets the allocators' high water, which later games reuse. The players
 are bench/play_load.py (in a process of their own), the server's CPU, memory, collector pauses
 and the rooms' stored states bench/play_measure.py. gunicorn is stopped at the end, also on
 errors and Ctrl-C.
@@ -120,6 +123,7 @@ def scenario(server: Any, port: int, name: str, kind: str, tables: list, duratio
                            "blocks": python_blocks(Path(os.environ["KARTOTHEK_VAR_DIR"]), wall_before),
                            "worker_cpu": each, "cpu_samples": cpu,
                            "states": [s for s in states if s[0] >= warm_up] or states,
+                           "states_all": states,
                            "gc": gc_pauses(Path(os.environ["KARTOTHEK_VAR_DIR"]), wall_before)}
     if kind == "push":
         row.update(actions=result.actions, seen=result.delivery, conflicts=result.conflicts,
@@ -159,15 +163,31 @@ def diagnosis(row: dict[str, Any]) -> str:
     if len(rss_by_minute) >= 2:  # does memory level off (the allocator's high water) or keep rising?
         lines.append("    workers' RSS at each minute's start, MB: " + ", ".join(
             f"{m}: {mb:.0f}" for m, mb in sorted(rss_by_minute.items())))
-    per_minute: dict[int, dict[int, tuple[int, int]]] = {}
+    per_minute: dict[int, dict[int, tuple[int, ...]]] = {}
     for pid, rows in (row.get("blocks") or {}).items():
-        for at, count, sqlite in rows:  # each worker's first sample in each minute
-            per_minute.setdefault(int((at - row["wall_start"]) // 60), {}).setdefault(pid, (count, sqlite))
+        for at, *figures in rows:  # each worker's first sample in each minute
+            per_minute.setdefault(int((at - row["wall_start"]) // 60), {}).setdefault(pid, tuple(figures))
     full = {m: list(c.values()) for m, c in sorted(per_minute.items()) if len(c) == len(row["blocks"])}
     if full:  # the Python objects alive (live data, apart from the allocator's free pages) and SQLite's
         lines.append("    both workers by minute, Python's memory blocks in use (thousands) / SQLite's MB: "
-                     + ", ".join(f"{m}: {sum(c for c, _ in v) / 1000:,.0f} / "
-                                 f"{sum(s for _, s in v) / 2**20:.1f}" for m, v in full.items()))
+                     + ", ".join(f"{m}: {sum(f[0] for f in v) / 1000:,.0f} / "
+                                 f"{sum(f[1] for f in v) / 2**20:.1f}" for m, v in full.items()))
+        if all(f[2] >= 0 and f[4] >= 0 for v in full.values() for f in v):
+            # what each allocator holds: pymalloc's arenas (1 MiB each) against the bytes its
+            # blocks hold; glibc's bytes handed out against the free ones it keeps
+            lines.append("    both workers by minute, pymalloc arenas MB / in its blocks MB; glibc "
+                         "handed out MB / kept free MB: " + ", ".join(
+                             f"{m}: {sum(f[2] for f in v)} / {sum(f[3] for f in v) / 2**20:.0f}; "
+                             f"{sum(f[4] for f in v) / 2**20:.0f} / {sum(f[5] for f in v) / 2**20:.0f}"
+                             for m, v in full.items()))
+    by_minute_states: dict[int, float] = {}
+    for at, mb in row.get("states_all") or []:
+        by_minute_states.setdefault(int(at // 60), mb)  # each minute's first sample
+    if len(by_minute_states) >= 2 and all(mb == mb for mb in by_minute_states.values()):  # not NaN
+        # the games' own data: it grows while the rooms' games are young and levels off once the
+        # first games end and start again (a server with games at every stage is past that)
+        lines.append("    rooms' stored states at each minute's start, MB: " + ", ".join(
+            f"{m}: {mb:.1f}" for m, mb in sorted(by_minute_states.items())))
     states = row.get("states") or []
     if len(states) >= 2 and states[0][1] == states[0][1]:  # not NaN (PostgreSQL)
         lines.append(f"    rooms' stored states over the watched part: {states[0][1]:.1f} -> "
@@ -226,8 +246,11 @@ def main() -> None:
     parser.add_argument("--big-rooms", type=int, default=170, help="scenario b: rooms of 1,000 players")
     parser.add_argument("--big-duration", type=float, default=300.0)
     parser.add_argument("--big-every", type=float, default=4.0, help="seconds between a room's moves in b")
-    parser.add_argument("--big-warm-up", type=float, default=60.0,
-                        help="b runs this long before its memory is watched (the caches fill)")
+    parser.add_argument("--big-warm-up", type=float, default=480.0,
+                        help="b runs this long before its memory is watched: the caches fill and "
+                             "the rooms' first games end (they all start at once and their data "
+                             "grows together for ~7 minutes; after that peak the allocators reuse "
+                             "what the first games freed)")
     parser.add_argument("--every", type=float, default=1.0, help="seconds between a room's moves in a")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--act-chance", type=float, default=0.5,
