@@ -14,11 +14,20 @@ serialise writers), so the usual conflict is a form error, not an exception.
 
 A client that sends no version at all (scripts, the test client) is not checked; every form
 the admin renders carries one (pinned by tests/test_concurrency.py).
+
+One save may write a row twice: a card's German text changes, which drops its English
+translation to *needs editing* (a write), and the same form's translation row is then saved
+with the text the curator typed (a second, conditional write). Inside :func:`one_save` (every
+admin change view runs in one) the versions a save made itself are remembered, and a
+conditional write whose row moved on only through those is not a conflict. A version written
+by anyone else in between still is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -37,6 +46,36 @@ from django.utils.text import Truncator
 VERSION_FIELD = "edit_version"
 #: Fields that change on every save or are derived: never part of "their change".
 _UNTRACKED = {"id", "version", "norm", "created_at", "updated_at", "state_before_change"}
+
+
+#: Within :func:`one_save`: the versions this save wrote, by (model label, pk).
+_OWN_WRITES: ContextVar[dict[tuple[str, Any], set[int]] | None] = ContextVar(
+    "kartothek_own_writes", default=None)
+
+
+@contextmanager
+def one_save() -> Iterator[None]:
+    """Everything written inside is one person's save: its own writes never conflict with it."""
+    token = _OWN_WRITES.set({})
+    try:
+        yield
+    finally:
+        _OWN_WRITES.reset(token)
+
+
+def _remember_write(obj: models.Model, version: int) -> None:
+    own = _OWN_WRITES.get()
+    if own is not None:
+        own.setdefault((obj._meta.label, obj.pk), set()).add(version)
+
+
+def _only_own_writes_since(obj: models.Model, expected: int, current: int) -> bool:
+    """Whether every version after ``expected`` up to ``current`` was written by this save."""
+    own = _OWN_WRITES.get()
+    if own is None or current <= expected or expected <= 0:
+        return False
+    made = own.get((obj._meta.label, obj.pk), set())
+    return all(version in made for version in range(expected + 1, current + 1))
 
 
 class EditConflict(Exception):
@@ -85,19 +124,29 @@ class Versioned(models.Model):
         expected: int | None = getattr(self, "_expected_version", None)
         row = base_qs.filter(pk=pk_val)
         if expected is not None:
-            self.version = expected + 1
-            values = [(f, m, self.version if f is version_field else v) for f, m, v in values]
-            if expected > 0 and row.filter(version=expected)._update(values) > 0:
-                return True
-            current = row.values_list("version", flat=True).first()
-            if current is not None or expected > 0:  # changed, or deleted: never resurrected
-                raise EditConflict(self, expected, current or 0)
+            current = expected
+            while True:
+                self.version = current + 1
+                written = [(f, m, self.version if f is version_field else v)
+                           for f, m, v in values]
+                if current > 0 and row.filter(version=current)._update(written) > 0:
+                    _remember_write(self, self.version)
+                    return True
+                stored = row.values_list("version", flat=True).first()
+                if stored is not None and stored > current and \
+                        _only_own_writes_since(self, expected, stored):
+                    current = stored  # moved on by this same save only: write over it
+                    continue
+                if stored is not None or expected > 0:  # changed, or deleted: never resurrected
+                    raise EditConflict(self, expected, stored or 0)
+                break  # no row, and none expected: a deleted card is restored below
         else:
             bump = F("version") + 1
             values = [(f, m, bump if f is version_field else v) for f, m, v in values]
             if row._update(values) > 0:
                 # Read back the number this write made, for the history record that follows.
                 self.version = row.values_list("version", flat=True).get()
+                _remember_write(self, self.version)
                 return True
         # No row: a deleted card comes back. Continue its numbers, so a version never
         # stands for two different states of one row.
@@ -298,8 +347,13 @@ class VersionCheckFormMixin:
         if self.instance.pk is not None:
             self.fields[VERSION_FIELD].initial = rendered_version(self.instance)
 
+    #: Set on the form of a request's last run when earlier runs met a conflict while writing.
+    conflict_lines: list[str] | None = None
+
     def clean(self) -> dict[str, Any]:
         cleaned: dict[str, Any] = super().clean()  # type: ignore[misc]
+        if self.conflict_lines:
+            raise ValidationError(self.conflict_lines, code="edit_conflict")
         rendered = cleaned.get(VERSION_FIELD)
         instance = self.instance
         if instance.pk is None or rendered is None:
@@ -373,7 +427,13 @@ class VersionedAdminMixin:
         elif kwargs["fields"] is not None:
             kwargs = _without_version(kwargs, None)
         form = super().get_form(request, obj, change, **kwargs)  # type: ignore[misc]
-        return with_version_field(form) if obj is not None else form
+        if obj is None:
+            return form
+        form = with_version_field(form)
+        lines = conflict_met_while_saving(request)
+        if lines is not None:
+            form = type(form.__name__, (form,), {"conflict_lines": lines, "__module__": __name__})
+        return form
 
     def changeform_view(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         return _retrying(super().changeform_view, request, *args, **kwargs)  # type: ignore[misc]
@@ -411,11 +471,30 @@ def _retrying(view: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
     """Run an admin view again when its write lost a race that its form check did not see.
 
     The write that won has committed by then (the losing UPDATE waited for it), so the second
-    run's form check finds the newer version and shows the conflict as a form error.
+    run's form check usually finds the newer version and shows the conflict as a form error.
+    When a conflict is met while writing again and again (a row the form never showed, changed
+    by someone else at the wrong moment), the last run is told of it: the form answers with
+    the conflict as its error, the curator's typing still in it, and nothing is saved.
+    Each run is one save (:func:`one_save`): its own writes never conflict with it.
     """
     for _attempt in range(3):
         try:
-            return view(request, *args, **kwargs)
-        except EditConflict:
-            continue
-    return view(request, *args, **kwargs)
+            with one_save():
+                return view(request, *args, **kwargs)
+        except EditConflict as exc:
+            request._kartothek_edit_conflict = exc
+    with one_save():
+        return view(request, *args, **kwargs)
+
+
+def conflict_met_while_saving(request: Any) -> list[str] | None:
+    """The words for a conflict that an earlier run of this request met while writing."""
+    exc: EditConflict | None = getattr(request, "_kartothek_edit_conflict", None)
+    if exc is None:
+        return None
+    model = type(exc.obj)
+    change = other_change(model, exc.obj.pk, exc.expected, exc.current)
+    label = model._meta.verbose_name
+    lines = [f"While saving, this page's {label} “{Truncator(str(exc.obj)).chars(60)}” "
+             f"had changed: nothing was saved."]
+    return lines + change.lines()

@@ -14,6 +14,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.contenttypes.admin import GenericTabularInline
+from django.contrib.contenttypes.forms import BaseGenericInlineFormSet
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -203,12 +204,57 @@ class TranslationInlineForm(forms.ModelForm):
     translatable_fields: tuple[str, ...] = ()
 
 
+class TranslationInlineFormSet(BaseGenericInlineFormSet):
+    """Each translation is saved against the card as this save leaves it: a translation typed
+    in the same save as a new German text is made from that new text (its ``source_text``),
+    not from the German the form was checked against."""
+
+    def clean(self) -> None:
+        """One translation per field and language: a second row for the same pair (a new row,
+        or a row moved to another language) is a form error, not the database's refusal."""
+        super().clean()
+        kept: dict[tuple[str, str], forms.Form] = {}
+        on_page = set()
+        for form in self.forms:
+            if form.instance.pk:
+                on_page.add(form.instance.pk)
+            if not hasattr(form, "cleaned_data") or self._should_delete_form(form):
+                continue
+            pair = (form.cleaned_data.get("field"), form.cleaned_data.get("language"))
+            if None in pair or (not form.instance.pk and not form.has_changed()):
+                continue
+            if pair in kept:
+                form.add_error("language", f"Another row here already translates its {pair[0]} "
+                                           f"into {pair[1]}: edit that row instead.")
+            kept[pair] = form
+        if self.instance.pk is None or not kept:
+            return
+        others = Translation.objects.filter(
+            content_type=ContentType.objects.get_for_model(self.instance),
+            object_id=self.instance.pk).exclude(pk__in=on_page)
+        for field, language in others.values_list("field", "language"):
+            form = kept.get((field, language))
+            if form is not None:  # saved by someone else since this page was opened
+                form.add_error("language", f"Someone added a translation of its {field} into "
+                                           f"{language} after you opened this page: reload to "
+                                           f"edit it.")
+
+    def save_new(self, form, commit=True):  # type: ignore[no-untyped-def]
+        form.instance.content_object = self.instance
+        return super().save_new(form, commit=commit)
+
+    def save_existing(self, form, obj, commit=True):  # type: ignore[no-untyped-def]
+        form.instance.content_object = self.instance
+        return super().save_existing(form, obj, commit=commit)
+
+
 class TranslationInline(VersionedInlineMixin, GenericTabularInline):
     """The card's translations, each with its state and the German source beside it (as in
     the translation editor); what a translation needing edits was made from is shown too."""
 
     model = Translation
     form = TranslationInlineForm
+    formset = TranslationInlineFormSet
     extra = 0
     fields = ("language", "field", "german", "text", "state")
     readonly_fields = ("german",)

@@ -25,6 +25,10 @@ class FormReader(HTMLParser):
         self._text = ""
         self._option: list[str] | None = None
         self.labels: dict[str, list[tuple[str, str]]] = {}  # select name -> (value, label)
+        # what a person can change of each field: its input type ("text", "number", "hidden",
+        # "checkbox", …, "textarea", "select", "select-multiple", "readonly")
+        self.kinds: dict[str, str] = {}
+        self.choices: dict[str, list[str]] = {}  # checkbox/radio name -> their values
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
@@ -38,17 +42,23 @@ class FormReader(HTMLParser):
             kind = a.get("type", "text").lower()
             if kind in ("submit", "button", "image", "reset", "file"):
                 return
+            editable = "readonly" not in a and "disabled" not in a
+            self.kinds.setdefault(name, kind if editable else "readonly")
+            if kind in ("checkbox", "radio"):  # the values ticking a box would send
+                self.choices.setdefault(name, []).append(a.get("value", "on"))
             if kind in ("checkbox", "radio") and "checked" not in a:
                 return
             self._form.append((name, a.get("value", "on" if kind == "checkbox" else "")))
         elif tag == "select" and name:
             self._select = (name, "multiple" in a, [])
+            self.kinds.setdefault(name, "select-multiple" if "multiple" in a else "select")
         elif tag == "option" and self._select is not None:
             self._select[2].append((a.get("value", ""), "selected" in a))
             self._option = [a.get("value", ""), ""]
             self.labels.setdefault(self._select[0], []).append(("", ""))
         elif tag == "textarea" and name:
             self._textarea, self._text = name, ""
+            self.kinds.setdefault(name, "textarea" if "readonly" not in a else "readonly")
 
     def handle_data(self, data: str) -> None:
         if self._textarea is not None:
