@@ -166,7 +166,10 @@ def revert_diff(model, object_id, version_id) -> dict | None:  # type: ignore[no
 def review_translation(model_admin: admin.ModelAdmin, request: HttpRequest, form: forms.ModelForm) -> None:
     """Give a translation form's instance the state review allows (``reviewed_state``)."""
     row = form.instance
-    stored = Translation.objects.filter(pk=row.pk).first() if row.pk else None
+    # As the page showed it: this same save may have moved the stored row already (a new
+    # German text drops it to "needs editing"), and the version check guards the rest.
+    stored = Translation(text=form.initial.get("text", ""), state=form.initial.get("state", "")) \
+        if row.pk else None
     row.state, note = reviewed_state(request.user, stored, row.text, row.state,
                                      chosen="state" in form.changed_data)
     if note:

@@ -20,3 +20,22 @@ def test_the_empty_add_slogan_card_page_opens_without_findings(live_server, cura
     first_input = page.locator("form textarea, form input[type=text]").first
     assert first_input.bounding_box()["y"] < 900
     page.screenshot(path="docs/screenshots/curator-empty-slogan-card.png")
+
+
+def test_a_curator_renames_a_card_and_fixes_its_english_in_one_save(live_server, curator_page):
+    """Issue 37, item 1: the normal workflow (German text and English translation changed
+    together, one click on Save) saves both; it answered 500 and lost the typing."""
+    from cards.models import ConceptCard
+
+    page = curator_page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    oma = ConceptCard.objects.get(key="oma")
+    page.goto(f"{live_server.url}/admin/cards/conceptcard/{oma.pk}/change/")
+    page.locator("#id_text").fill("Großmutter")
+    english = page.locator("textarea.translation-text").first
+    english.fill("Granny")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.locator(".messagelist")).to_contain_text("was changed successfully")
+    oma.refresh_from_db()
+    row = oma.translations.get(language="en", field="text")
+    assert (oma.text, row.text, row.state) == ("Großmutter", "Granny", "translated")
