@@ -11,7 +11,6 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-from django.utils.text import Truncator
 
 from cards import resources
 from cards.colour_vision import ColourSpec, colour_problems
@@ -26,6 +25,7 @@ from cards.models import (
 from cards.pictures import tabler_icon_path
 from cards.weights import WeightField, show_weight
 from curation.content_admin import ContentAdmin
+from curation.list_cells import cell_text
 from curation.room_admin import PlayDifficultyMixin
 
 # --- Sag's mit Symbolen ------------------------------------------------------------------
@@ -191,7 +191,7 @@ class SauschwerObjectAdmin(PlayDifficultyMixin, ContentAdmin):
 
     @admin.display(description="source")
     def short_source(self, obj: SauschwerObject) -> str:
-        return Truncator(obj.source).chars(60)
+        return cell_text(obj.source)
 
     @admin.display(description="weight", ordering="weight_g")
     def weight(self, obj: SauschwerObject) -> str:

@@ -27,7 +27,8 @@ BROKEN_WORDS = """(selector) => {
   for (const element of document.querySelectorAll(selector)) {
     const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const match of node.textContent.matchAll(/[^\\s-]+/g)) {  // a hyphen may end a line
+      if (node.parentElement.closest(".breakable")) continue;  // a URL may break anywhere
+      for (const match of node.textContent.matchAll(/[^\\s\\-–—\\/]+/g)) {  // a line may end after a dash
         const range = document.createRange();
         range.setStart(node, match.index);
         range.setEnd(node, match.index + match[0].length);
@@ -75,9 +76,10 @@ def test_every_list_table_fits_1280_px_without_scrolling_or_splitting_a_header(
         page.goto(f"{live_server.url}{reverse(f'admin:cards_{name}_changelist')}")
         _fits(page, "#changelist-form .results")
         assert page.evaluate(BROKEN_WORDS, "#result_list thead th") == [], name
-        # a card's own text keeps its words whole ("Quadratisc/h." was split)
-        assert page.evaluate(BROKEN_WORDS, "#result_list tbody .field-text, "
-                                           "#result_list tbody .field-name") == [], name
+        # every cell keeps its words whole ("Quadratisc/h.", "Herstelleran/gabe" and
+        # "standar/d-size" were split); only a URL may break anywhere
+        assert page.evaluate(BROKEN_WORDS, "#result_list tbody td, #result_list tbody th") \
+            == [], name
         if name in ("sauschwerobject", "translation"):
             page.screenshot(path=str(shots / f"list-{name}.png"))
         if name == "sauschwerobject":
