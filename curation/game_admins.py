@@ -26,7 +26,7 @@ from cards.pictures import tabler_icon_path
 from cards.weights import WeightField, show_weight
 from curation.content_admin import ContentAdmin
 from curation.list_cells import cell_text
-from curation.room_admin import PlayDifficultyMixin
+from curation.play_stats import PlayDifficultyMixin
 
 # --- Sag's mit Symbolen ------------------------------------------------------------------
 

@@ -1,43 +1,14 @@
-"""Rooms in the admin (read-only: rooms change through play only), and the card difficulty
-column that the content admins (curation/content_admin.py) show beside each card."""
+"""Rooms in the admin (read-only: rooms change through play only)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest
 
 from curation.filters import SentenceChoicesFilter, language_filter
-from games.models import ActionLog, CardPlayStat, Room, Seat
-from games.stats import difficulty
-
-STAT_FIELDS = ("played", "right", "wrong", "hints", "doubted")
-
-
-class PlayDifficultyMixin:
-    """Adds ``play_difficulty``: how the card did in finished rooms (games/stats.py).
-
-    The numbers come with the change list's one query (a subquery per figure), not one query
-    per row."""
-
-    play_game: str = ""
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet:
-        queryset: QuerySet = super().get_queryset(request)  # type: ignore[misc]
-        stats = CardPlayStat.objects.filter(game=self.play_game, key=OuterRef("key"))
-        return queryset.annotate(**{f"play_{name}": Subquery(stats.values(name)[:1])
-                                    for name in STAT_FIELDS})
-
-    @admin.display(description="difficulty in play")
-    def play_difficulty(self, obj: Any) -> str:
-        played = getattr(obj, "play_played", None)
-        if played is None:
-            return "–"
-        stat = CardPlayStat(game=self.play_game, key=obj.key,
-                            **{name: getattr(obj, f"play_{name}") or 0 for name in STAT_FIELDS})
-        return difficulty(self.play_game, obj.key, stat)
+from games.models import ActionLog, Room, Seat
 
 
 class SeatInline(admin.TabularInline):

@@ -33,7 +33,7 @@ from cards.validation import validate_unit
 from curation.brand_admin import OptionFindingsMixin
 from curation.content_admin import ContentAdmin, TranslationInline
 from curation.filters import SentenceChoicesFilter, market_label
-from curation.room_admin import PlayDifficultyMixin
+from curation.play_stats import PlayDifficultyMixin
 
 # --- Slogan ------------------------------------------------------------------------------
 

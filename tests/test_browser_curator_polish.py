@@ -39,3 +39,25 @@ def test_a_curator_renames_a_card_and_fixes_its_english_in_one_save(live_server,
     oma.refresh_from_db()
     row = oma.translations.get(language="en", field="text")
     assert (oma.text, row.text, row.state) == ("Großmutter", "Granny", "translated")
+
+
+def test_a_curator_finds_the_cards_players_find_hard_and_reads_why(live_server, curator_page):
+    """Issue 37, item 6: the statistics are where a curator looks — a filter in the list and a
+    sentence on the card's page (there was only an unexplained "difficulty in play" dash)."""
+    from cards.models import ConceptCard
+    from games.models import CardPlayStat
+
+    page = curator_page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    hard = ConceptCard.objects.order_by("key").first()
+    CardPlayStat.objects.create(game="symbols", key=hard.key, played=5, right=1, wrong=4, hints=3)
+    page.goto(f"{live_server.url}/admin/cards/conceptcard/")
+    expect(page.locator("#result_list")).to_contain_text("not played yet")
+    page.get_by_role("link", name="Hard: solved in fewer than half of its rounds").click()
+    expect(page.locator("#result_list tbody tr")).to_have_count(1)
+    expect(page.locator("#result_list tbody tr")).to_contain_text(hard.text)
+    page.locator("#result_list tbody tr a").first.click()
+    expect(page.locator(".field-play_statistics")).to_contain_text(
+        "The secret concept in 5 rounds: solved in 1 (20 %).")
+    expect(page.locator(".field-play_statistics")).to_contain_text("games of bots never count")
+    page.screenshot(path="docs/screenshots/curator-card-in-play.png", full_page=True)
