@@ -17,6 +17,7 @@ from cards.columns import COLUMNS, normalise_type_name
 from cards.concurrency import bump_versions
 from cards.findings import mark_objects
 from cards.import_diff import ReadableDiff
+from cards.text import KEY_MAX_LENGTH, make_key, normalise
 from cards.translation import sources_changed_in_bulk
 from cards.weights import parse_weight, show_weight
 
@@ -85,6 +86,7 @@ class KeyedResource(resources.ModelResource):
 
     def before_import(self, dataset: Any, **kwargs: Any) -> None:
         check_columns(dataset, *COLUMNS[self._meta.model])
+        fill_missing_keys(dataset, self._meta.model)
         check_unique_rows(dataset, ("key",))
 
     def before_save_instance(self, instance: Any, row: Any, **kwargs: Any) -> None:
@@ -186,6 +188,40 @@ class KeyedResource(resources.ModelResource):
                 self.handle_import_error(result, exc, raise_errors)
             finally:
                 self.update_instances.clear()
+
+
+def fill_missing_keys(dataset: Any, model: Any) -> None:
+    """A row with an empty key gets one made from its German text, by the rule the add page
+    uses (``make_key``: ``Ein Kühlschrank`` → ``ein-kuehlschrank``). A made key that another
+    row of the file or a stored card with another text has is numbered on (``-2``, ``-3``…),
+    so a new row never overwrites a card; the stored card with the same text is that card."""
+    text_field = getattr(model, "TEXT_FIELD", None)
+    headers = [str(h).strip() for h in (dataset.headers or [])]
+    if not text_field or "key" not in headers or text_field not in headers:
+        return
+    key_at, text_at = headers.index("key"), headers.index(text_field)
+    blanks = [n for n, row in enumerate(dataset)
+              if not str(row[key_at] or "").strip() and str(row[text_at] or "").strip()]
+    if not blanks:
+        return
+    in_file = {str(row[key_at]).strip() for row in dataset if str(row[key_at] or "").strip()}
+    for n in blanks:
+        row = list(dataset[n])
+        text = str(row[text_at]).strip()
+        base = make_key(text)
+        if not base:
+            continue  # nothing to make it from: the row's own error says the key is missing
+        norm = normalise(text)[:255]
+        stored = dict(model._default_manager.filter(key__startswith=base)
+                      .values_list("key", "norm"))
+        key, number = base, 1
+        while key in in_file or (key in stored and stored[key] != norm):
+            number += 1
+            suffix = f"-{number}"
+            key = f"{base[:KEY_MAX_LENGTH - len(suffix)]}{suffix}"
+        in_file.add(key)
+        row[key_at] = key
+        dataset[n] = tuple(row)
 
 
 class FileRejected(ValueError):

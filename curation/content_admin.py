@@ -38,6 +38,7 @@ from cards.models import (
 from cards.translation import reviewed_state
 from curation.card_previews import CardPreviewMixin
 from curation.curator_words import CuratorWordsMixin, is_revert
+from curation.key_errors import with_taken_key_message
 from curation.print_pages import print_selected_action
 from curation.safe_import import SafeImportMixin
 from curation.write_checks import WriteChecks
@@ -315,7 +316,7 @@ class ContentAdmin(CuratorWordsMixin, SafeImportMixin, CardPreviewMixin, WriteCh
         return (*super().get_readonly_fields(request, obj), *fixed)
 
     def get_form(self, request, obj=None, change=False, **kwargs):  # type: ignore[no-untyped-def]
-        form = super().get_form(request, obj, change, **kwargs)
+        form = with_taken_key_message(super().get_form(request, obj, change, **kwargs))
         key = form.base_fields.get("key")
         if key is not None and self.model.TEXT_FIELD:
             key.help_text = (

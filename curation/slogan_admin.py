@@ -33,6 +33,7 @@ from cards.validation import validate_unit
 from curation.brand_admin import OptionFindingsMixin
 from curation.content_admin import ContentAdmin, TranslationInline
 from curation.filters import SentenceChoicesFilter, market_label
+from curation.key_errors import TakenKeyFormMixin
 from curation.play_stats import PlayDifficultyMixin
 
 # --- Slogan ------------------------------------------------------------------------------
@@ -215,7 +216,7 @@ SLOGAN_OPTION_LENGTH = SloganOption._meta.get_field("text").max_length
 SLOGAN_OPTION_FIELDS = ("option_1", "option_2", "option_3", "option_4")
 
 
-class SloganUnitForm(forms.ModelForm):
+class SloganUnitForm(TakenKeyFormMixin, forms.ModelForm):
     """One slogan of a card with its four answer options, edited in one row."""
 
     option_1 = forms.CharField(label="option 1", max_length=SLOGAN_OPTION_LENGTH,
