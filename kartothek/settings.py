@@ -152,6 +152,8 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 TIME_ZONE = "Europe/Berlin"
 USE_I18N = True
+# English dates without "p.m." and full stops (kartothek/formats/en/formats.py)
+FORMAT_MODULE_PATH = ["kartothek.formats"]
 # The play pages' German and English strings (games/views.py picks the player's language).
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
