@@ -39,9 +39,9 @@ def _parses(text: str, fmt: str) -> bool:
 
 
 def test_a_message_ending_in_a_date_has_one_full_stop():
-    from curation.curator_words import local_date
-
     from django.utils import timezone
+
+    from curation.curator_words import local_date
 
     with translation.override("en"):
         message = f"Restored as it was on {local_date(timezone.make_aware(MOMENT))}."
