@@ -151,9 +151,18 @@ def in_edition(shared: set[str], edition: str) -> bool:
     return market_leaves(edition) <= shared
 
 
-def edition_label(edition: str) -> str:
-    """An edition for people: "en-GB (UK deck)", "en (cards known in the UK and the US)"."""
+#: Languages by name, for the choices where a code alone says too little.
+LANGUAGE_NAMES = {"de": "German", "en": "English", "fr": "French", "it": "Italian",
+                  "es": "Spanish", "nl": "Dutch", "pl": "Polish"}
+
+
+def edition_label(edition: str, *, markets: bool = True) -> str:
+    """An edition for people: "en-GB (UK deck)", "en (cards known in the UK and the US)"; for
+    a game without markets (``markets=False``: every game but Slogan) the language by name,
+    "en (English)"."""
     language, _, region = edition.partition("-")
+    if not markets:
+        return f"{edition} ({LANGUAGE_NAMES[language]})" if language in LANGUAGE_NAMES else edition
     if region:
         return f"{edition} ({MARKET_NAMES.get(region, region)} deck)"
     if language in REGIONAL_MARKETS:

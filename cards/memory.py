@@ -28,6 +28,16 @@ MAX_SUGGESTIONS = 3
 MAX_CANDIDATES = 40
 #: A word in more entries than this says little about similarity and is not looked up.
 COMMON_WORD = 400
+#: A short text (fewer characters than this) is offered only very close matches: "Ein Star"
+#: and "Ein Stern" are 71 % alike and say nothing about each other.
+SHORT_TEXT = 25
+SHORT_MIN_SCORE = 85
+#: Words that make two texts alike without making them similar: articles, prepositions.
+FILLER_WORDS = frozenset("""
+    der die das den dem des ein eine einer eines einem einen und oder mit von vom zu zum zur
+    im in am an auf aus bei für fur über uber unter nach vor the an of and or to in on at for
+    with by from
+""".split())
 
 _WORD = re.compile(r"\w{2,}")
 
@@ -97,12 +107,13 @@ class Memory:
         if len(exact) >= limit:
             return exact[:limit]
         shared: Counter[int] = Counter()
-        for word in words(source):
+        for word in words(source) - FILLER_WORDS:
             holders = self.by_word.get(word, ())
             if len(holders) > COMMON_WORD:
                 continue
             shared.update(holders)
         scored: dict[str, Suggestion] = {}
+        least = SHORT_MIN_SCORE if len(key) < SHORT_TEXT else MIN_SCORE
         matcher = SequenceMatcher(autojunk=False)
         matcher.set_seq2(key)
         for index, _count in shared.most_common(MAX_CANDIDATES):
@@ -110,10 +121,10 @@ class Memory:
             if entry.owner == exclude or entry.text in found:
                 continue
             matcher.set_seq1(normalise(entry.source))
-            if matcher.real_quick_ratio() * 100 < MIN_SCORE or matcher.quick_ratio() * 100 < MIN_SCORE:
+            if matcher.real_quick_ratio() * 100 < least or matcher.quick_ratio() * 100 < least:
                 continue
             score = int(matcher.ratio() * 100)
-            if score < MIN_SCORE or score >= 100:
+            if score < least or score >= 100:
                 continue
             best = scored.get(entry.text)
             if best is None or best.score < score:

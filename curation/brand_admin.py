@@ -16,6 +16,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.http import urlencode
 from import_export.admin import ImportExportActionModelAdmin
 
 from cards.brand_files import BrandOwnershipResource
@@ -26,15 +28,41 @@ from cards.option_findings import OptionDismissals, dismiss, findings_of, load_c
 from curation.write_checks import WriteChecks
 
 
+class OwnershipFilter(admin.SimpleListFilter):
+    """Whether an ownership holds today (no end year) or has ended."""
+
+    title = "ownership"
+    parameter_name = "ownership"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("current", "Current (no end year)"), ("ended", "Ended")]
+
+    def queryset(self, request: HttpRequest, queryset: Any) -> Any:
+        if self.value() == "current":
+            return queryset.filter(until__isnull=True)
+        if self.value() == "ended":
+            return queryset.filter(until__isnull=False)
+        return queryset
+
+
 @admin.register(BrandOwnership)
 class BrandOwnershipAdmin(WriteChecks, ImportExportActionModelAdmin):
     resource_classes = [BrandOwnershipResource]
     formats = FORMATS
     import_export_change_list_template = "admin/import_export/change_list_import_export.html"
-    list_display = ("brand", "group", "since", "until", "source")
-    list_filter = ("group",)
+    list_display = ("brand", "owner_group", "since", "until", "source")
+    # ~1,200 groups are too many for a filter list: the search finds a group, and each row's
+    # group links to that group's brands.
+    list_filter = (OwnershipFilter,)
     search_fields = ("brand", "group")
+    search_help_text = "Search brands and company groups (e.g. Ferrero, Mars, Unilever)."
     list_per_page = 100
+
+    @admin.display(description="group", ordering="group")
+    def owner_group(self, row: BrandOwnership):  # type: ignore[no-untyped-def]
+        url = f"{reverse('admin:cards_brandownership_changelist')}?{urlencode({'group': row.group})}"
+        return format_html('<a href="{}" title="Only the brands of {}">{}</a>', url, row.group,
+                           row.group)
 
 
 def card_findings_context(card: SloganCard) -> list[dict[str, Any]]:

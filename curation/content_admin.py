@@ -306,6 +306,11 @@ class ContentAdmin(CuratorWordsMixin, SafeImportMixin, CardPreviewMixin, WriteCh
         js = ("curation/key-from-text.js", *CardPreviewMixin.Media.js)
         css = {"all": ("curation/curator.css", *CardPreviewMixin.Media.css["all"])}
 
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        # Every content form's base: a taken key names the card that has it.
+        self.form = with_taken_key_message(self.form)
+
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("translations")
 
@@ -316,7 +321,7 @@ class ContentAdmin(CuratorWordsMixin, SafeImportMixin, CardPreviewMixin, WriteCh
         return (*super().get_readonly_fields(request, obj), *fixed)
 
     def get_form(self, request, obj=None, change=False, **kwargs):  # type: ignore[no-untyped-def]
-        form = with_taken_key_message(super().get_form(request, obj, change, **kwargs))
+        form = super().get_form(request, obj, change, **kwargs)
         key = form.base_fields.get("key")
         if key is not None and self.model.TEXT_FIELD:
             key.help_text = (

@@ -84,7 +84,7 @@ class PrintForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.game = game
         # the slogan game prints each market's deck too (en-GB: the cards known in the UK)
-        self.fields["language"].choices = [(code, edition_label(code))
+        self.fields["language"].choices = [(code, edition_label(code, markets=game == Game.SLOGAN))
                                            for code in editions_of_game(game)]
         versions = sorted(set(Release.objects.filter(game=game).values_list("version", flat=True)),
                           reverse=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.contrib.admin.apps import AdminConfig
 from django.http import HttpRequest
@@ -61,6 +63,17 @@ class KartothekAdminSite(admin.AdminSite):
         position = apps.index(cards)
         return apps[:position] + sections + apps[position + 1:]
 
+    def app_index(self, request: HttpRequest, app_label: str, extra_context: Any = None) -> Any:
+        # The page of an app ("Cards" in the breadcrumbs) is titled by the app, not by its first
+        # section: the cards app's page was "Sag's mit Symbolen administration".
+        from django.apps import apps as registry
+
+        try:
+            name = str(registry.get_app_config(app_label).verbose_name)
+        except LookupError:
+            name = app_label
+        context = {"title": name, **(extra_context or {})}
+        return super().app_index(request, app_label, context)
 
     @staticmethod
     def _link(name: str, url_name: str, *args: str) -> dict:

@@ -169,6 +169,7 @@ class SloganAdmin(ContentAdmin):
         form = super().get_form(request, obj, change, **kwargs)
         if obj is None:
             form = type("SloganAddForm", (SloganCompletesCardForm, form), {})
+        require_source(form.base_fields)
         return form
 
     def save_related(self, request, form, formsets, change):  # type: ignore[no-untyped-def]
@@ -216,6 +217,16 @@ SLOGAN_OPTION_LENGTH = SloganOption._meta.get_field("text").max_length
 SLOGAN_OPTION_FIELDS = ("option_1", "option_2", "option_3", "option_4")
 
 
+def require_source(fields: dict[str, forms.Field]) -> None:
+    """A slogan saved in the admin names where it is documented (every slogan of the
+    catalogue does, README: Where each line is attested); an empty source is refused."""
+    source = fields.get("source")
+    if source is not None:
+        source.required = True
+        source.help_text = ("Where the slogan is documented: the advertiser and year, and a page "
+                            "that quotes it (required).")
+
+
 class SloganUnitForm(TakenKeyFormMixin, forms.ModelForm):
     """One slogan of a card with its four answer options, edited in one row."""
 
@@ -238,6 +249,7 @@ class SloganUnitForm(TakenKeyFormMixin, forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
+        require_source(self.fields)
         if self.instance.pk:
             # A saved slogan's key is fixed (imports match on it): a disabled field ignores
             # whatever a POST sends for it. A new slogan on a saved card still gets one.

@@ -265,3 +265,22 @@ def test_the_kept_rows_are_read_from_the_database_not_the_url(printer, tina):
 def test_the_check_answer_is_json_with_every_part(printer, tina):
     answer = json.loads(_check(tina, printer, "You fix the printer.").content)
     assert set(answer) >= {"unit", "length", "refused", "findings", "previews", "problems"}
+
+
+def test_memory_offers_no_noise_for_short_names():
+    """Issue 37, item 11: fuzzy suggestions for short names were noise ("Ein Star" offered
+    "A common starling"'s neighbours because both begin with "Ein")."""
+    memory = Memory.build([
+        (1, 1, "name", "Ein Stern", "A star"),
+        (1, 2, "name", "Ein Hühnerei der Größe M", "A size M hen's egg"),
+        (1, 3, "name", "Eine Kiwifrucht", "A kiwifruit"),
+        (1, 4, "name", "Ein Tennisball", "A tennis ball"),
+    ])
+    assert memory.suggest("Ein Star") == []
+    assert memory.suggest("Ein Straußenei") == []
+    assert memory.suggest("Eine Kiwi") == []
+    # a short text still gets a near-identical one
+    close = memory.suggest("Ein Tennisbal")
+    assert [s.text for s in close] == ["A tennis ball"] and close[0].score >= 85
+    # and a longer text its similar neighbours, as before
+    assert [s.text for s in memory.suggest("Ein Hühnerei der Größe L")] == ["A size M hen's egg"]

@@ -295,3 +295,11 @@ def test_card_sheets_carry_trim_and_bleed_boxes_around_the_cards(mini_packs):
     bleed = [float(v) for v in sheet.bleedbox]
     assert trim[0] == pytest.approx(x0, abs=0.01) and trim[3] == pytest.approx(y1, abs=0.01)
     assert bleed[0] == pytest.approx(x0 - 3 * MM, abs=0.01)
+
+
+def test_the_first_page_speaks_of_the_print_page_not_of_command_line_options(mini_packs):
+    """Issue 37, item 11: a curator who printed from the admin read "--calibration"."""
+    pdf, _ = render(pack_of(mini_packs, "sign"), duplex="long")
+    first_page = " ".join(pypdf.PdfReader(io.BytesIO(pdf)).pages[0].extract_text().split())
+    assert "--" not in first_page
+    assert "Add a duplex calibration sheet" in first_page

@@ -99,3 +99,14 @@ def test_print_selected_symbols_prints_their_sign_cards(mini_catalogue, curator)
                                      SignSymbol.objects.filter(key="mond"))
     reader, text = pdf_text(response)
     assert "5 sign cards" in text and len(reader.pages) == 2
+
+
+def test_the_print_form_speaks_of_markets_only_for_slogan():
+    """Issue 37, item 11: the Sign print form offered "en (cards known in the UK and the US)"."""
+    from curation.print_pages import PrintForm
+
+    for game in ("sign", "symbols", "sauschwer"):
+        labels = [label for _code, label in PrintForm(game=game).fields["language"].choices]
+        assert labels == ["de (German)", "en (English)"], game
+    slogan = dict(PrintForm(game="slogan").fields["language"].choices)
+    assert slogan["en-GB"] == "en-GB (UK deck)"

@@ -125,8 +125,9 @@ def contents(renderer: DeckRenderer, paper_w: float, paper_h: float) -> None:
         advice.append(
             f"Print double-sided, flipping on the {options.duplex} edge. Each sheet of fronts "
             "is followed by its sheet of backs, mirrored so that every back sits behind its "
-            "front. If backs come out shifted, print with --calibration and follow the "
-            "calibration page."
+            "front. If backs come out shifted, print the deck once more with the duplex "
+            "calibration sheet (“Add a duplex calibration sheet” on the print page) and "
+            "follow it."
         )
     elif options.fold:
         advice.append("Cut out each pair, fold along the dashed line (backs outwards) and glue.")
