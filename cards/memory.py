@@ -33,11 +33,12 @@ COMMON_WORD = 400
 SHORT_TEXT = 25
 SHORT_MIN_SCORE = 85
 #: Words that make two texts alike without making them similar: articles, prepositions.
-FILLER_WORDS = frozenset("""
-    der die das den dem des ein eine einer eines einem einen und oder mit von vom zu zum zur
-    im in am an auf aus bei für fur über uber unter nach vor the an of and or to in on at for
-    with by from
-""".split())
+FILLER_WORDS = frozenset((
+    "der", "die", "das", "den", "dem", "des", "ein", "eine", "einer", "eines", "einem", "einen",
+    "und", "oder", "mit", "von", "vom", "zu", "zum", "zur", "im", "in", "am", "an", "auf", "aus",
+    "bei", "für", "über", "unter", "nach", "vor",
+    "the", "of", "and", "or", "to", "on", "at", "for", "with", "by", "from",
+))
 
 _WORD = re.compile(r"\w{2,}")
 
