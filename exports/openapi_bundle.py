@@ -21,6 +21,7 @@ from exports import play_schemas
 
 SCHEMA_DIR = Path(__file__).parent / "schema"
 PACK_SCHEMA_PATH = SCHEMA_DIR / "content-pack.json"
+DELTA_SCHEMA_PATH = SCHEMA_DIR / "content-pack-delta.json"
 OPENAPI_PATH = SCHEMA_DIR / "openapi.json"
 PREFIX = "ContentPack"
 
@@ -79,7 +80,9 @@ def _lines(schemas: dict[str, Any]) -> str:
 
 def write() -> None:
     text = OPENAPI_PATH.read_text(encoding="utf-8")
+    delta = json.loads(DELTA_SCHEMA_PATH.read_text(encoding="utf-8"))
     schemas = {**bundled_schemas(json.loads(PACK_SCHEMA_PATH.read_text(encoding="utf-8"))),
+               "PackDelta": {k: v for k, v in delta.items() if k not in ("$schema", "$id")},
                **play_schemas.components()}
     # drop a bundle written before (one line per component), then put the new one first in
     # components.schemas, so a rerun adds no copy

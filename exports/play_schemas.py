@@ -65,9 +65,9 @@ def views(game: str, common: Schema, *, seat_only: Schema, seat_you: Schema,
     table = {**base, **(table_overrides or {})}
     if table_you is not None:
         table["you"] = table_you
-    keep = [n for n in seat if n not in seat_only and n not in optional]
     return {
-        f"{title}SeatView": closed(seat, keep, description=f"What a seat of {title} sees."),
+        f"{title}SeatView": closed(seat, [n for n in seat if n not in optional],
+                                   description=f"What a seat of {title} sees."),
         f"{title}TableView": closed(table, [n for n in table if n not in optional],
                                     description=f"What the table (a shared screen) sees of {title}."),
     }
@@ -89,7 +89,8 @@ def symbols() -> dict[str, Schema]:
     }
     return {
         **views("symbols", common, seat_you=ref("PlayerId"), table_you={"type": "null"},
-                seat_only={"secret": {**slot, "description": "The secret slot: hint givers only."}}),
+                seat_only={"secret": {**slot, "description": "The secret slot: hint givers only."}},
+                optional=("secret",)),
         "SymbolsLogEvent": log_of("symbols", [
             "round_started", "hint", "removed", "guessed", "replaced", "scored", "round_ended",
             "game_ended"]),
@@ -118,7 +119,7 @@ def sign() -> dict[str, Schema]:
     return {
         **views("sign", common, seat_you=ref("PlayerId"), table_you=None,
                 seat_only={"hand": CARDS, "team": {**COUNT, "description": "Index into `teams`."}},
-                table_overrides={"signals": {"type": "array", "maxItems": 0}}),
+                table_overrides={"signals": {**PLAYERS, "maxItems": 0}}),
         "SignLogEvent": log_of("sign", [
             "deal", "ready", "table_opened", "signal", "take", "drop", "done", "refresh", "sign",
             "round_end", "game_end"]),
@@ -173,7 +174,7 @@ def slogan() -> dict[str, Schema]:
              "duel": _duel(closed(judged, ["slogan", "text"]), readers_see=False)}
     return {
         **views("slogan", common, seat_you=ref("PlayerId"), table_you=None,
-                seat_only={"card": card}, optional=("question", "duel"), table_overrides=table),
+                seat_only={"card": card}, optional=("question", "duel", "card"), table_overrides=table),
         "SloganLogEvent": log_of("slogan", [
             "turn", "challenge", "ask", "judge", "tip", "pass", "alfons", "solution", "duel_answer",
             "duel_end", "move", "career_prize", "swap", "chips", "game_end"]),
@@ -199,7 +200,8 @@ def sauschwer() -> dict[str, Schema]:
     }
     return {
         **views("sauschwer", common, seat_you=ref("PlayerId"), table_you={"type": "null"},
-                seat_only={"your_marker": {**ref("Side"), "description": "Once you set it."}}),
+                seat_only={"your_marker": {**ref("Side"), "description": "Once you set it."}},
+                optional=("your_marker",)),
         "SauschwerLogEvent": log_of("sauschwer", [
             "dealt", "round_started", "placed", "stopped", "reveal_called", "marker_in", "revealed",
             "game_ended"]),
