@@ -47,11 +47,21 @@ def per_player(value: Schema) -> Schema:
             "description": "By seat id (p1, p2…): one entry per player."}
 
 
-def log_of(game: str, types: list[str]) -> Schema:
-    return {"type": "object", "required": ["type"], "additionalProperties": True,
-            "description": f"An event of the {game} game's log; the fields besides `type` depend on "
-                           "it (docs/engines.md). A view carries the last 50 events.",
-            "properties": {"type": {"type": "string", "enum": types}}}
+PLAYER = ref("PlayerId")
+CARD = ref("CardId")
+NULLABLE_PLAYER = nullable("PlayerId")
+
+
+def log_of(game: str, events: dict[str, Schema], optional: dict[str, tuple[str, ...]] | None = None
+           ) -> Schema:
+    """The events of a game's log, one closed object per ``type`` (``optional``: fields an
+    event of that type does not always have)."""
+    optional = optional or {}
+    return {"oneOf": [closed({"type": {"const": kind}, **fields},
+                             ["type", *(n for n in fields if n not in optional.get(kind, ()))])
+                      for kind, fields in events.items()],
+            "description": f"An event of the {game} game's log, by its `type`. A view carries the "
+                           "last 50 events."}
 
 
 def views(game: str, common: Schema, *, seat_only: Schema, seat_you: Schema,
@@ -91,9 +101,17 @@ def symbols() -> dict[str, Schema]:
         **views("symbols", common, seat_you=ref("PlayerId"), table_you={"type": "null"},
                 seat_only={"secret": {**slot, "description": "The secret slot: hint givers only."}},
                 optional=("secret",)),
-        "SymbolsLogEvent": log_of("symbols", [
-            "round_started", "hint", "removed", "guessed", "replaced", "scored", "round_ended",
-            "game_ended"]),
+        "SymbolsLogEvent": log_of("symbols", {
+            "round_started": {"round": INT, "candidate": PLAYER},
+            "hint": {"player": PLAYER, "symbol": TEXT, "marker": {"enum": ["green", "grey"]}},
+            "removed": {"player": PLAYER, "slot": slot, "card": CARD},
+            "guessed": {"player": PLAYER, "slot": slot, "card": CARD},
+            "replaced": {"player": PLAYER, "slot": slot, "card": CARD, "new": nullable("CardId")},
+            "scored": {"points": ref("Scores")},
+            "round_ended": {"round": INT, "outcome": {"enum": [
+                "right_solution", "wrong_solution", "solution_removed", "last_card"]},
+                "secret": slot, "solution": CARD, "points": ref("Scores")},
+            "game_ended": {"reason": {"enum": ["goal", "concepts_exhausted"]}}}),
         "SymbolsAction": {"oneOf": [
             action("hint", symbol=TEXT, marker={"enum": ["green", "grey"]}),
             action("remove", slot=slot), action("guess", slot=slot), action("replace", slot=slot)]},
@@ -120,9 +138,23 @@ def sign() -> dict[str, Schema]:
         **views("sign", common, seat_you=ref("PlayerId"), table_you=None,
                 seat_only={"hand": CARDS, "team": {**COUNT, "description": "Index into `teams`."}},
                 table_overrides={"signals": {**PLAYERS, "maxItems": 0}}),
-        "SignLogEvent": log_of("sign", [
-            "deal", "ready", "table_opened", "signal", "take", "drop", "done", "refresh", "sign",
-            "round_end", "game_end"]),
+        "SignLogEvent": log_of("sign", {
+            "deal": {"round": INT, "dealer": PLAYER, "table_count": COUNT,
+                     "bottom_card": nullable("CardId")},
+            "ready": {"round": INT, "player": PLAYER},
+            "table_opened": {"round": INT, "table": CARDS},
+            "signal": {"round": INT, "player": PLAYER, "team": COUNT},
+            "take": {"round": INT, "player": PLAYER, "card": CARD},
+            "drop": {"round": INT, "player": PLAYER, "card": CARD},
+            "done": {"round": INT, "player": PLAYER},
+            "refresh": {"round": INT, "table": CARDS, "deck_ran_out": BOOL},
+            "sign": {"round": INT, "caller": PLAYER, "target": PLAYER, "hand": CARDS, "valid": BOOL,
+                     "scoring_teams": {"type": "array", "items": COUNT}},
+            "round_end": {"round": INT, "outcome": {"enum": ["valid", "invalid", "draw"]},
+                          "team_scores": {"type": "array", "items": INT}},
+            "game_end": {"round": INT, "winners": PLAYERS}},
+            # which card another player took or dropped is theirs to remember
+            optional={"take": ("card",), "drop": ("card",)}),
         "SignAction": {"oneOf": [
             action("ready"), action("take", card=ref("CardId")), action("drop", card=ref("CardId")),
             action("done"), action("signal"), action("sign", target=ref("PlayerId"))]},
@@ -156,7 +188,7 @@ def slogan() -> dict[str, Schema]:
     common = {
         "phase": {"enum": ["question", "judge", "second_chance", "duel", "over"]}, "turn": INT,
         "players": PLAYERS, "scores": {**ref("Scores"), "description": "Chips."},
-        "positions": per_player({"type": "integer", "minimum": 0, "maximum": 37}),
+        "positions": per_player(ref("Space")),
         "levels": per_player({"type": "integer", "minimum": 0, "maximum": 7}),
         "questioner": ref("PlayerId"), "questioned": ref("PlayerId"), "pile_count": COUNT,
         "desk_counts": per_player(COUNT), "alfons_discard": CARDS,
@@ -175,9 +207,29 @@ def slogan() -> dict[str, Schema]:
     return {
         **views("slogan", common, seat_you=ref("PlayerId"), table_you=None,
                 seat_only={"card": card}, optional=("question", "duel", "card"), table_overrides=table),
-        "SloganLogEvent": log_of("slogan", [
-            "turn", "challenge", "ask", "judge", "tip", "pass", "alfons", "solution", "duel_answer",
-            "duel_end", "move", "career_prize", "swap", "chips", "game_end"]),
+        "SloganLogEvent": log_of("slogan", {
+            "turn": {"turn": INT, "questioner": PLAYER, "questioned": PLAYER},
+            "challenge": {"turn": INT, "challenger": PLAYER, "challenged": PLAYER, "readers": PLAYERS,
+                          "new_card": BOOL},
+            "ask": {"turn": INT, "questioner": PLAYER, "questioned": PLAYER, "slogan": number,
+                    "text": TEXT, "stake": question["stake"]},
+            "judge": {"turn": INT, "correct": BOOL, "winner": PLAYER, "stake": question["stake"]},
+            "tip": {"turn": INT, "player": PLAYER, "option": answer, "correct": BOOL},
+            "pass": {"turn": INT, "player": PLAYER},
+            "alfons": {"turn": INT, "player": PLAYER, "card": CARD, "text": TEXT,
+                       "effect": ref("AlfonsEffect"), "void": BOOL},
+            "solution": {"turn": INT, "card": CARD, "slogan": number, "key": CARD, "text": TEXT,
+                         "options": options, "answer": answer},
+            "duel_answer": {"turn": INT, "player": PLAYER, "slogan": number, "correct": BOOL},
+            "duel_end": {"turn": INT, "card": CARD, "chips": ref("Scores"), "winner": NULLABLE_PLAYER},
+            "move": {"turn": INT, "player": PLAYER, "start": ref("Space"), "end": ref("Space"),
+                     "cause": {"enum": ["stake", "tip", "alfons"]}},
+            "career_prize": {"turn": INT, "player": PLAYER, "level": INT, "chips": COUNT},
+            "swap": {"turn": INT, "player": PLAYER, "partner": PLAYER, "start": ref("Space"),
+                     "end": ref("Space")},
+            "chips": {"turn": INT, "payer": NULLABLE_PLAYER, "payee": NULLABLE_PLAYER, "amount": COUNT},
+            "game_end": {"reason": {"enum": ["goal", "cards_exhausted"]}, "scores": ref("Scores"),
+                         "winners": PLAYERS}}),
         "SloganAction": {"oneOf": [
             action("challenge", target=ref("PlayerId")),
             action("ask", slogan=number, stake=question["stake"]),
@@ -202,9 +254,28 @@ def sauschwer() -> dict[str, Schema]:
         **views("sauschwer", common, seat_you=ref("PlayerId"), table_you={"type": "null"},
                 seat_only={"your_marker": {**ref("Side"), "description": "Once you set it."}},
                 optional=("your_marker",)),
-        "SauschwerLogEvent": log_of("sauschwer", [
-            "dealt", "round_started", "placed", "stopped", "reveal_called", "marker_in", "revealed",
-            "game_ended"]),
+        "SauschwerLogEvent": log_of("sauschwer", {
+            "dealt": {"hands": ref("SauschwerDeal")},
+            "round_started": {"round": INT, "card": CARD, "side": ref("Side"), "player": PLAYER},
+            "placed": {"player": PLAYER, "card": CARD, "side": ref("Side"), "helmut": ref("Side")},
+            "stopped": {"player": PLAYER},
+            "reveal_called": {"reason": {"enum": ["stop", "full"]}, "doubter": NULLABLE_PLAYER},
+            "marker_in": {"player": PLAYER},
+            "revealed": {
+                "round": INT,
+                "weights": ref("SauschwerWeights"),
+                "totals": ref("SauschwerTotals"),
+                "heavier": {"oneOf": [ref("Side"), {"type": "null"}], "description": "Null: equal."},
+                "helmut": ref("Side"), "markers": ref("SauschwerMarkers"), "last_placer": PLAYER,
+                "doubter": NULLABLE_PLAYER, "points": ref("Scores")},
+            "game_ended": {"reason": {"enum": ["rounds", "target_points", "cards_exhausted"]}}}),
+        # named, not inline: openapi-python-client 0.29 makes an inline map inside a union
+        # member twice and drops it
+        "SauschwerDeal": {**per_player(CARDS), "description": "Each player's three cards."},
+        "SauschwerTotals": closed({"red": INT, "violet": INT}, description="Grams on each side."),
+        "SauschwerMarkers": {**per_player(ref("Side")), "description": "Every player's marker."},
+        "SauschwerWeights": {"type": "object", "additionalProperties": {"type": "integer"},
+                             "description": "Grams, by the ids of the cards on the scale."},
         "SauschwerAction": {"oneOf": [
             action("place", card=ref("CardId"), helmut=ref("Side")), action("stop"),
             action("marker", side=ref("Side"))]},
@@ -226,6 +297,12 @@ def components() -> dict[str, Schema]:
         "Scores": per_player(INT),
         "GameResult": closed({"scores": ref("Scores"), "winners": PLAYERS}),
         "Side": {"enum": ["red", "violet"]},
+        "Space": {"type": "integer", "minimum": 0, "maximum": 37,
+                  "description": "Slogan's track: 0 the start, 1-36 six levels of six, 37 the goal."},
+        "AlfonsEffect": closed({"kind": {"enum": ["move", "chips", "pay_each", "collect_each", "swap",
+                                                   "overtake", "to_start", "to_level"]},
+                                "amount": INT, "target": {"enum": ["leader", "last", "next"]}},
+                               ["kind"], description="A Spießer Alfons card's effect, as in the pack."),
         "GameView": {"oneOf": [ref(f"{g}{kind}View") for g in GAMES for kind in ("Seat", "Table")],
                      "description": "A room's `view`: the seat's view of its game, or the table's."},
         "TableView": {"oneOf": [ref(f"{g}TableView") for g in GAMES]},

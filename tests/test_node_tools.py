@@ -114,6 +114,7 @@ BROKEN = [
     ('export const d: S["Action"] = { type: "marker", side: "blue" };', "TS2322"),
     ('export const e = (v: S["SauschwerSeatView"]) => v.hands[v.you][0].weight_g;', "TS2339"),
     ('export const f = (v: S["SymbolsTableView"]) => v.secret;', "TS2339"),
+    ('export const g = (e: S["SignLogEvent"]) => e.type === "take" ? e.card.length : 0;', "TS18048"),
 ]
 
 

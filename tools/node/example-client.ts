@@ -90,6 +90,22 @@ export function describe(room: Room): string {
   }
 }
 
+// --- the log: events by their type ---
+export function lastWeighing(view: Schemas["SauschwerSeatView"] | Schemas["SauschwerTableView"]): string {
+  for (const event of [...view.log].reverse()) {
+    if (event.type === "revealed") {
+      const grams = Object.entries(event.weights).map(([card, weight]) => `${card} ${weight} g`);
+      return `${event.heavier ?? "neither side"} heavier (${grams.join(", ")}); points ${JSON.stringify(event.points)}`;
+    }
+  }
+  return "not weighed yet";
+}
+
+export function swaps(view: Schemas["SignSeatView"]): string[] {
+  return view.log.flatMap((event) =>
+    event.type === "take" || event.type === "drop" ? [`${event.player} ${event.type} ${event.card ?? "a card"}`] : []);
+}
+
 export function firstPlacement(room: Room): Schemas["ActionRequest"] | null {
   const place = room.legal_actions.find((action) => action.type === "place");
   return place ? actionRequest(room, place) : null;
