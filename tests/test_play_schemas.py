@@ -77,6 +77,7 @@ def _play(game: str, players: int, options: dict[str, Any], seed: int) -> tuple[
     return problems, engine.result(state) is not None
 
 
+@pytest.mark.slow  # about 10 s of bot games
 @pytest.mark.parametrize(("game", "counts", "variants"), GAMES, ids=[g[0] for g in GAMES])
 def test_every_view_and_action_of_bot_games_holds_to_the_published_schemas(game, counts, variants):
     problems, ended = [], []
