@@ -179,11 +179,41 @@ def _duel(slogan_item: Schema, *, readers_see: bool) -> Schema:
                               "to the others a slogan's once it is judged.")
 
 
+OPTIONS = {"type": "array", "items": TEXT, "minItems": 4, "maxItems": 4}
+ANSWER = {"type": "integer", "minimum": 0, "maximum": 3}
+NUMBER = {"type": "integer", "minimum": 0, "maximum": 1, "description": "Which slogan of the card."}
+STAKE = {"type": "integer", "minimum": 1, "maximum": 3}
+
+
+def _slogan_log() -> Schema:
+    space = ref("Space")
+    return log_of("slogan", {
+        "turn": {"turn": INT, "questioner": PLAYER, "questioned": PLAYER},
+        "challenge": {"turn": INT, "challenger": PLAYER, "challenged": PLAYER, "readers": PLAYERS,
+                      "new_card": BOOL},
+        "ask": {"turn": INT, "questioner": PLAYER, "questioned": PLAYER, "slogan": NUMBER,
+                "text": TEXT, "stake": STAKE},
+        "judge": {"turn": INT, "correct": BOOL, "winner": PLAYER, "stake": STAKE},
+        "tip": {"turn": INT, "player": PLAYER, "option": ANSWER, "correct": BOOL},
+        "pass": {"turn": INT, "player": PLAYER},
+        "alfons": {"turn": INT, "player": PLAYER, "card": CARD, "text": TEXT,
+                   "effect": ref("AlfonsEffect"), "void": BOOL},
+        "solution": {"turn": INT, "card": CARD, "slogan": NUMBER, "key": CARD, "text": TEXT,
+                     "options": OPTIONS, "answer": ANSWER},
+        "duel_answer": {"turn": INT, "player": PLAYER, "slogan": NUMBER, "correct": BOOL},
+        "duel_end": {"turn": INT, "card": CARD, "chips": ref("Scores"), "winner": NULLABLE_PLAYER},
+        "move": {"turn": INT, "player": PLAYER, "start": space, "end": space,
+                 "cause": {"enum": ["stake", "tip", "alfons"]}},
+        "career_prize": {"turn": INT, "player": PLAYER, "level": INT, "chips": COUNT},
+        "swap": {"turn": INT, "player": PLAYER, "partner": PLAYER, "start": space, "end": space},
+        "chips": {"turn": INT, "payer": NULLABLE_PLAYER, "payee": NULLABLE_PLAYER, "amount": COUNT},
+        "game_end": {"reason": {"enum": ["goal", "cards_exhausted"]}, "scores": ref("Scores"),
+                     "winners": PLAYERS}})
+
+
 def slogan() -> dict[str, Schema]:
-    options = {"type": "array", "items": TEXT, "minItems": 4, "maxItems": 4}
-    answer = {"type": "integer", "minimum": 0, "maximum": 3}
-    number = {"type": "integer", "minimum": 0, "maximum": 1, "description": "Which slogan of the card."}
-    question = {"slogan": number, "text": TEXT, "stake": {"type": "integer", "minimum": 1, "maximum": 3}}
+    options, answer, number = OPTIONS, ANSWER, NUMBER
+    question = {"slogan": number, "text": TEXT, "stake": STAKE}
     judged = {"slogan": number, "text": TEXT, "options": options, "answer": answer}
     common = {
         "phase": {"enum": ["question", "judge", "second_chance", "duel", "over"]}, "turn": INT,
@@ -207,32 +237,10 @@ def slogan() -> dict[str, Schema]:
     return {
         **views("slogan", common, seat_you=ref("PlayerId"), table_you=None,
                 seat_only={"card": card}, optional=("question", "duel", "card"), table_overrides=table),
-        "SloganLogEvent": log_of("slogan", {
-            "turn": {"turn": INT, "questioner": PLAYER, "questioned": PLAYER},
-            "challenge": {"turn": INT, "challenger": PLAYER, "challenged": PLAYER, "readers": PLAYERS,
-                          "new_card": BOOL},
-            "ask": {"turn": INT, "questioner": PLAYER, "questioned": PLAYER, "slogan": number,
-                    "text": TEXT, "stake": question["stake"]},
-            "judge": {"turn": INT, "correct": BOOL, "winner": PLAYER, "stake": question["stake"]},
-            "tip": {"turn": INT, "player": PLAYER, "option": answer, "correct": BOOL},
-            "pass": {"turn": INT, "player": PLAYER},
-            "alfons": {"turn": INT, "player": PLAYER, "card": CARD, "text": TEXT,
-                       "effect": ref("AlfonsEffect"), "void": BOOL},
-            "solution": {"turn": INT, "card": CARD, "slogan": number, "key": CARD, "text": TEXT,
-                         "options": options, "answer": answer},
-            "duel_answer": {"turn": INT, "player": PLAYER, "slogan": number, "correct": BOOL},
-            "duel_end": {"turn": INT, "card": CARD, "chips": ref("Scores"), "winner": NULLABLE_PLAYER},
-            "move": {"turn": INT, "player": PLAYER, "start": ref("Space"), "end": ref("Space"),
-                     "cause": {"enum": ["stake", "tip", "alfons"]}},
-            "career_prize": {"turn": INT, "player": PLAYER, "level": INT, "chips": COUNT},
-            "swap": {"turn": INT, "player": PLAYER, "partner": PLAYER, "start": ref("Space"),
-                     "end": ref("Space")},
-            "chips": {"turn": INT, "payer": NULLABLE_PLAYER, "payee": NULLABLE_PLAYER, "amount": COUNT},
-            "game_end": {"reason": {"enum": ["goal", "cards_exhausted"]}, "scores": ref("Scores"),
-                         "winners": PLAYERS}}),
+        "SloganLogEvent": _slogan_log(),
         "SloganAction": {"oneOf": [
             action("challenge", target=ref("PlayerId")),
-            action("ask", slogan=number, stake=question["stake"]),
+            action("ask", slogan=number, stake=STAKE),
             action("judge", correct=BOOL),
             action("judge", player=ref("PlayerId"), slogan=number, correct=BOOL),
             action("alfons"), action("tip", option=answer), action("pass")]},
