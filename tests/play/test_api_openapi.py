@@ -157,11 +157,6 @@ def test_live_play_answers_match_the_description():
            data={"id": "a1", "version": body["version"], "action": place})  # 200
     s.call(act_t, "post", f"{R}/{code}/actions", token=tokens[other],
            data={"id": "a2", "version": body["version"], "action": {"type": "stop"}})  # 409 stale
-    # --- a stream ticket, for a browser's EventSource on another origin ---
-    tickets_t = R + "/{code}/stream-tickets"
-    s.call(tickets_t, "post", f"{R}/{code}/stream-tickets", token=host)  # 201
-    s.call(tickets_t, "post", f"{R}/{code}/stream-tickets", token="nope")  # 403
-    s.call(tickets_t, "post", f"{R}/ZZZZZ/stream-tickets", token=host)  # 404
     # --- seat controls ---
     for name in ("remove", "away", "host", "bot"):
         template = R + "/{code}/seats/{seat}/" + name
