@@ -4,7 +4,6 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
-NODE_STAMP := tools/node/node_modules/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
@@ -18,19 +17,21 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(DEV_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP) $@
-
 # The Node tools the tests run on the API's schemas (ajv, redocly, openapi-typescript, tsc),
-# pinned by tools/node/package-lock.json; without npm, tests/test_node_tools.py is skipped.
+# pinned by tools/node/package-lock.json: part of the dev install (make install-dev, make test);
+# without npm, tests/test_node_tools.py is skipped.
+NODE_STAMP := tools/node/node_modules/.installed
 $(NODE_STAMP): tools/node/package.json tools/node/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
 		npm ci --prefix tools/node --no-audit --no-fund --loglevel=error && touch $@; \
 	else echo "npm not found: tests/test_node_tools.py will be skipped"; fi
 
+$(DEV_STAMP): pyproject.toml | $(BIN)/python $(NODE_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP) $@
+
 install: $(STAMP)
-install-dev: $(DEV_STAMP) $(NODE_STAMP)
+install-dev: $(DEV_STAMP)
 
 ## run: set up, migrate, load the starter catalogue, publish its first releases, create an admin user, serve on 127.0.0.1:8000
 ## (uvicorn, ASGI, reloading on code changes; WhiteNoise serves the static files)
@@ -59,7 +60,7 @@ worker: $(STAMP)
 
 ## test: ruff and the import contracts (pyproject.toml, docs/architecture.md), then every test
 ## (browser and slow ones included)
-test: $(DEV_STAMP) $(NODE_STAMP)
+test: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/python -m mypy --strict games/engines kartothek_client
