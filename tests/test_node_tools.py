@@ -121,6 +121,7 @@ BROKEN = [
 def test_openapi_typescript_types_compile_a_client_under_tsc_strict(description, tmp_path):
     generated = _run(BIN / "openapi-typescript", description, "-o", tmp_path / "kartothek-api.ts")
     assert generated.returncode == 0, generated.stderr
+    assert "warn" not in (generated.stdout + generated.stderr).lower(), generated.stderr
     shutil.copy(TOOLS / "example-client.ts", tmp_path)
     broken = ['import type { components } from "./kartothek-api";', 'type S = components["schemas"];',
               *(line for line, _ in BROKEN)]
