@@ -17,7 +17,16 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(DEV_STAMP): pyproject.toml | $(BIN)/python
+# The Node tools the tests run on the API's schemas (ajv, redocly, openapi-typescript, tsc),
+# pinned by tools/node/package-lock.json: part of the dev install (make install-dev, make test);
+# without npm, tests/test_node_tools.py is skipped.
+NODE_STAMP := tools/node/node_modules/.installed
+$(NODE_STAMP): tools/node/package.json tools/node/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix tools/node --no-audit --no-fund --loglevel=error && touch $@; \
+	else echo "npm not found: tests/test_node_tools.py will be skipped"; fi
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python $(NODE_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP) $@
 

@@ -27,6 +27,7 @@ from exports.deltas import MAX_SPAN, make_delta
 from exports.errors import PackError
 from exports.models import Release, ReleaseSignature
 from exports.packs import (
+    DELTA_SCHEMA_PATH,
     SCHEMA_PATH,
     build_pack,
     canonical,
@@ -361,6 +362,11 @@ def _static_json(path: Path, content_type: str) -> HttpResponse:
 @read_only
 def pack_schema(request: HttpRequest) -> HttpResponse:
     return _static_json(SCHEMA_PATH, "application/schema+json")
+
+
+@read_only
+def delta_schema(request: HttpRequest) -> HttpResponse:
+    return _static_json(DELTA_SCHEMA_PATH, "application/schema+json")
 
 
 @read_only

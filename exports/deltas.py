@@ -9,7 +9,7 @@ result is the canonical bytes of release V, checked against ``to_sha256``.
 
 Pictures are referred to by sha256, so an unchanged picture is never in a delta; with
 ``?pictures=embedded`` only changed symbols, with their pictures, are.
-The format is described in ``exports/schema/pack-delta.json``.
+The format is described in ``exports/schema/content-pack-delta.json``.
 """
 
 from __future__ import annotations

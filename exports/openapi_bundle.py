@@ -1,7 +1,9 @@
-"""The pack schema bundled into the OpenAPI description's components, so that generated
-clients (openapi-python-client, openapi-typescript…) see the pack model without fetching
-/api/schema/content-pack.json. The standalone schema stays the source: its ``$defs`` become
-``ContentPack_<name>`` components and its local references are rewritten to point there.
+"""The pack schema and the games' models bundled into the OpenAPI description's components, so
+that generated clients (openapi-python-client, openapi-typescript…) see the pack model without
+fetching /api/schema/content-pack.json, and a room's views and actions typed. The standalone
+schema stays the source: its ``$defs`` become ``ContentPack_<name>`` components and its local
+references are rewritten to point there; the games' components come from
+``exports.play_schemas``.
 
     python -m exports.openapi_bundle    # rewrites exports/schema/openapi.json's bundled part
 
@@ -15,8 +17,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from exports import play_schemas
+
 SCHEMA_DIR = Path(__file__).parent / "schema"
 PACK_SCHEMA_PATH = SCHEMA_DIR / "content-pack.json"
+DELTA_SCHEMA_PATH = SCHEMA_DIR / "content-pack-delta.json"
 OPENAPI_PATH = SCHEMA_DIR / "openapi.json"
 PREFIX = "ContentPack"
 
@@ -75,10 +80,15 @@ def _lines(schemas: dict[str, Any]) -> str:
 
 def write() -> None:
     text = OPENAPI_PATH.read_text(encoding="utf-8")
-    schemas = bundled_schemas(json.loads(PACK_SCHEMA_PATH.read_text(encoding="utf-8")))
-    # drop a bundle written before, then put the new one first in components.schemas
-    # every bundled line (names hold digits too: ContentPack_sha256), so a rerun adds no copy
+    delta = json.loads(DELTA_SCHEMA_PATH.read_text(encoding="utf-8"))
+    schemas = {**bundled_schemas(json.loads(PACK_SCHEMA_PATH.read_text(encoding="utf-8"))),
+               "PackDelta": {k: v for k, v in delta.items() if k not in ("$schema", "$id")},
+               **play_schemas.components()}
+    # drop a bundle written before (one line per component), then put the new one first in
+    # components.schemas, so a rerun adds no copy
+    names = "|".join(re.escape(name) for name in schemas)
     text = re.sub(rf'      "{PREFIX}(_[A-Za-z0-9_]+)?": .*\n', "", text)
+    text = re.sub(rf'      "({names})": \{{.*\}},\n', "", text)
     anchor = '    "schemas": {\n'
     assert text.count(anchor) == 1, "components.schemas not found"
     text = text.replace(anchor, anchor + _lines(schemas))

@@ -41,6 +41,7 @@ logger = logging.getLogger("kartothek.pictures")
 FORMAT = "kartothek-content-pack"
 FORMAT_VERSION = 1
 SCHEMA_PATH = Path(__file__).parent / "schema" / "content-pack.json"
+DELTA_SCHEMA_PATH = SCHEMA_PATH.with_name("content-pack-delta.json")
 DRAFT = "draft"
 
 

@@ -17,6 +17,7 @@ urlpatterns = [
          name="delta"),
     path("keys", api.keys, name="keys"),
     path("schema/content-pack.json", api.pack_schema, name="schema"),
+    path("schema/content-pack-delta.json", api.delta_schema, name="delta-schema"),
     path("openapi.json", api.openapi, name="openapi"),
     re_path(r"^pictures/(?P<digest>[0-9a-f]{64})\.png$", api.picture, name="picture"),
     re_path(r"^(?P<path>.*)$", api.not_found),

@@ -20,7 +20,7 @@ from exports.packs import publish
 from kartothek_client.delta import DeltaError, apply_delta, canonical
 
 pytestmark = pytest.mark.django_db
-DELTA_SCHEMA = json.loads((api.OPENAPI_PATH.parent / "pack-delta.json").read_text())
+DELTA_SCHEMA = json.loads((api.OPENAPI_PATH.parent / "content-pack-delta.json").read_text())
 
 
 @pytest.fixture(autouse=True)

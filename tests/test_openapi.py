@@ -164,6 +164,8 @@ SCENARIOS = [
      403),
     ("/api/packs/{game}/{language}/draft.json", "/api/packs/poker/en/draft.json", {}, "curator", 404),
     ("/api/schema/content-pack.json", "/api/schema/content-pack.json", {}, "anyone", 200),
+    ("/api/schema/content-pack-delta.json", "/api/schema/content-pack-delta.json", {}, "anyone",
+     200),
     ("/api/pictures/{sha256}.png", "/api/pictures/{picture}.png", {}, "anyone", 200),
     ("/api/pictures/{sha256}.png", "/api/pictures/{picture}.png", {"If-None-Match": '"{picture}"'},
      "anyone", 304),
@@ -333,7 +335,7 @@ def test_the_pack_schema_is_bundled_into_the_components_for_generated_clients():
 
 
 def test_the_delta_schema_in_the_components_is_the_standalone_one():
-    standalone = json.loads((OPENAPI_PATH.parent / "pack-delta.json").read_text(encoding="utf-8"))
+    standalone = json.loads((OPENAPI_PATH.parent / "content-pack-delta.json").read_text(encoding="utf-8"))
     assert SPEC["components"]["schemas"]["PackDelta"] == {
         k: v for k, v in standalone.items() if k not in ("$schema", "$id")}
 
