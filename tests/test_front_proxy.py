@@ -9,7 +9,6 @@ import gzip
 import os
 import shutil
 import socket
-import sys
 from pathlib import Path
 
 import httpx
@@ -19,9 +18,7 @@ from django.test import override_settings
 
 from tests.play.core_helpers import release_of, table
 from tests.play.sse_helpers import Server, stream
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tools.front_proxy import FrontProxy, nginx_binary  # noqa: E402
+from tools.front_proxy import FrontProxy, nginx_binary
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
