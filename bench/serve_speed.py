@@ -54,14 +54,12 @@ from scratch import use_scratch_folder  # noqa: E402
 
 use_scratch_folder("kartothek-bench-")
 os.environ.pop("DATABASE_URL", None)
-# As deployed: releases are signed (production needs a key), so a full answer carries its
-# signature, which each process keeps once read.
-os.environ.setdefault("KARTOTHEK_SIGNING_KEY", base64.b64encode(os.urandom(32)).decode())
 
 HOST = "127.0.0.1"  # never anything else: the load stays on loopback
 AS_DEPLOYED = 0.8  # a release and its 304 as deployed / the same on WSGI
 NOT_MODIFIED = 5.0  # a 304 / a full answer
 FRONT = 0.5  # a release through the front proxy / nginx's own static file
+WORKERS = 2  # start_gunicorn's sync workers (bench/delta_speed.py)
 
 
 @dataclass
@@ -129,6 +127,15 @@ def versions() -> str:
         "nginx") else None
     found.append(nginx.stderr.strip().replace("nginx version: ", "") if nginx else "nginx -")
     return ", ".join(found)
+
+
+def gunicorn_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("gunicorn")
+    except Exception:
+        return "?"
 
 
 def get(port: int, target: Target) -> tuple[int, dict[str, str], bytes]:
@@ -267,7 +274,18 @@ def prepare(sizes: list[int]) -> tuple[list[Prepared], str, int]:
     return prepared, staticfiles_storage.url(stylesheet), static_size.st_size
 
 
-def start_gunicorn(port: int, log: Path, wsgi: bool, workers: int | None) -> subprocess.Popen[bytes]:
+def start_gunicorn(port: int, log: Path, app: str) -> subprocess.Popen[bytes]:
+    """gunicorn with WORKERS sync workers serving the WSGI application ``app`` (bench/delta_speed.py)."""
+    env = {**os.environ, "DEBUG": "0", "ALLOWED_HOSTS": HOST}
+    command = [sys.executable, "-m", "gunicorn", app,
+               "--bind", f"{HOST}:{port}", "--workers", str(WORKERS), "--chdir", str(ROOT),
+               "--error-logfile", str(log), "--log-level", "warning", "--graceful-timeout", "5"]
+    # Its own process group, so that stopping it stops its workers too and nothing else.
+    return subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def start_server(port: int, log: Path, wsgi: bool, workers: int | None) -> subprocess.Popen[bytes]:
     """`make serve`'s command and config (deploy/gunicorn.conf.py); with ``wsgi`` the same on
     gunicorn's sync workers. Its access log (stdout) and errors go to ``log``."""
     env = {**os.environ, "DEBUG": "0", "ALLOWED_HOSTS": HOST, "HOST": HOST, "PORT": str(port)}
@@ -410,6 +428,10 @@ def main() -> None:
     parser.add_argument("--client", choices=["auto", "wrk", "python"], default="auto")
     parser.add_argument("--no-front", action="store_true", help="skip nginx")
     args = parser.parse_args()
+    # As deployed: releases are signed (production needs a key), so a full answer carries its
+    # signature, which each process keeps once read (without one, each full answer asks the
+    # database whether a signature came since).
+    os.environ.setdefault("KARTOTHEK_SIGNING_KEY", base64.b64encode(os.urandom(32)).decode())
     client = args.client
     if client == "auto":
         client = "wrk" if shutil.which("wrk") else "python"
@@ -437,11 +459,11 @@ def main() -> None:
     logs = {name: var / f"{name}.log" for name in ("deployed", "wsgi", "behind")}
     with ExitStack() as stack:
         servers = {
-            "deployed": start_gunicorn(ports["deployed"], logs["deployed"], False, args.workers),
-            "wsgi": start_gunicorn(ports["wsgi"], logs["wsgi"], True, args.workers),
+            "deployed": start_server(ports["deployed"], logs["deployed"], False, args.workers),
+            "wsgi": start_server(ports["wsgi"], logs["wsgi"], True, args.workers),
         }
         if front:
-            servers["behind"] = start_gunicorn(ports["behind"], logs["behind"], False, args.workers)
+            servers["behind"] = start_server(ports["behind"], logs["behind"], False, args.workers)
         for server in servers.values():
             stack.callback(stop, server)
         for name, server in servers.items():
