@@ -97,9 +97,15 @@ bench-checks: $(DEV_STAMP)
 bench-editor: $(DEV_STAMP)
 	$(BIN)/python bench/editor_speed.py
 
-## bench-serve: gunicorn on loopback; uses Debian's wrk when installed (else a Python client)
+## bench-serve: `make serve`'s server beside the same app on WSGI and nginx (deploy/nginx.conf) on
+## loopback; installs Debian's wrk and nginx-light when it may (as root), else a Python client, no nginx
 bench-serve: $(DEV_STAMP)
-	$(BIN)/python bench/serve_speed.py
+	@command -v wrk >/dev/null 2>&1 || apt-get install -y -qq wrk >/dev/null 2>&1 || \
+		echo "wrk is not installed (apt-get install wrk): the bench uses its Python client"
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || \
+		apt-get install -y -qq nginx-light >/dev/null 2>&1 || \
+		echo "nginx is not installed (apt-get install nginx-light): no front-proxy figures"
+	$(BIN)/python bench/serve_speed.py $(BENCH_ARGS)
 
 ## bench-play: gunicorn on loopback, 50 rooms of 6 players polling once a second for 60 s
 bench-play: $(DEV_STAMP)

@@ -239,6 +239,9 @@ KARTOTHEK_PLAY_EVENTS_CHECK = float(env_str("KARTOTHEK_PLAY_EVENTS_CHECK") or 0.
 # Threads per server process that answer the play pages and the play API, each request on one
 # of them from start to end (kartothek/asgi.py says why).
 KARTOTHEK_PLAY_THREADS = env_int("KARTOTHEK_PLAY_THREADS", 8, minimum=1)
+# Threads per server process that answer the packs API, the static files and the media files,
+# each request on one of them from start to end, apart from the play threads (kartothek/asgi.py).
+KARTOTHEK_PACK_THREADS = env_int("KARTOTHEK_PACK_THREADS", 4, minimum=1)
 # Threads per process that read rooms for the event streams (a pool of their own, apart from
 # the play requests' and Django's): each stream's look is short, and more threads than this only
 # wait for the GIL in turn while a move's request waits behind them (docs/play-performance.md).
