@@ -222,6 +222,7 @@ def _gone_from_the_database_alone(code: str) -> None:
 
 @pytest.mark.parametrize("how", ["expire_rooms", "the admin's delete", "another process"])
 def test_every_stream_of_a_deleted_room_gets_closed(server, settings, how):
+    settings.KARTOTHEK_PLAY_EVENTS_HEARTBEAT = 1  # read as a stream opens
     host, guest = table("sauschwer", 2)
     urls = [(events_url(server, host.code), bearer(host)), (events_url(server, host.code), None),
             (server.url + ticket_of(guest)["events_url"], None)]
@@ -236,7 +237,6 @@ def test_every_stream_of_a_deleted_room_gets_closed(server, settings, how):
         elif how == "the admin's delete":
             Room.objects.get(code=host.code).delete()
         else:  # heard of by no one: SQLite's version check or, on PostgreSQL, the keep-alive
-            settings.KARTOTHEK_PLAY_EVENTS_HEARTBEAT = 1
             _gone_from_the_database_alone(host.code)
         assert not Room.objects.filter(code=host.code).exists()
         for events in streams:
