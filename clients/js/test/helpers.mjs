@@ -3,11 +3,14 @@
 import { createServer } from "node:http";
 import { createHash, webcrypto } from "node:crypto";
 
-import { canonical } from "../dist/index.js";
+import assert from "node:assert/strict";
+
+import { Client, canonical } from "../dist/index.js";
 
 export const BASE = process.env.KARTOTHEK_URL;
 if (!BASE) throw new Error("KARTOTHEK_URL is not set: tests/test_client_js.py runs these tests.");
 
+export const SAUSCHWER = "/api/packs/sauschwer/de";
 export const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 export const b64 = (bytes) => Buffer.from(bytes).toString("base64");
 
@@ -98,6 +101,16 @@ export async function get(path) {
 
 export async function json(path) {
   return JSON.parse(Buffer.from((await get(path)).body).toString("utf8"));
+}
+
+/** A client whose store holds release 1 (a mirror said it was the latest). */
+export async function clientAtRelease1(store = new Store()) {
+  await withMirror(async (mirror) => {
+    mirror.forge(`${SAUSCHWER}/latest`, 302, { location: `${SAUSCHWER}/1.json` });
+    const first = await new Client(mirror.url, { store }).update("sauschwer", "de");
+    assert.equal(first.version, 1);
+  });
+  return store;
 }
 
 export { canonical };

@@ -4,22 +4,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Client, KartothekError, VerificationError, endorsementStatement } from "../dist/index.js";
-import { BASE, Store, canonical, get, json, newKey, sha256, signedRelease, withMirror } from "./helpers.mjs";
-
-const SAUSCHWER = "/api/packs/sauschwer/de";
+import { BASE, SAUSCHWER, Store, canonical, clientAtRelease1, get, json, newKey, sha256, signedRelease, withMirror } from "./helpers.mjs";
 
 async function serverKeys() {
   return Object.fromEntries((await json("/api/keys")).keys.map((k) => [k.id, k.public_key]));
-}
-
-/** A client whose store holds release 1 (a mirror said it was the latest). */
-async function clientAtRelease1(store = new Store()) {
-  await withMirror(async (mirror) => {
-    mirror.forge(`${SAUSCHWER}/latest`, 302, { location: `${SAUSCHWER}/1.json` });
-    const first = await new Client(mirror.url, { store }).update("sauschwer", "de");
-    assert.equal(first.version, 1);
-  });
-  return store;
 }
 
 test("it lists the packs with their releases, newest first", async () => {
