@@ -229,8 +229,9 @@ export class Client extends Play {
     return new Pack(game, language, meta["version"], data, meta["sha256"], meta["key_id"], "cached");
   }
 
-  /** Keep the pack unless a newer one is stored already: the store never goes backwards. */
-  private async keep(pack: Pack): Promise<Pack> {
+  /** Keep a checked pack unless a newer one is stored already: the store never goes
+   * backwards. The pack now stored. */
+  async keep(pack: Pack): Promise<Pack> {
     const have = await this.cached(pack.game, pack.language);
     if (have !== null && have.version >= pack.version) return have;
     this.write(this.packName(pack.game, pack.language), JSON.stringify({
@@ -284,6 +285,17 @@ export class Client extends Play {
       return this.keep(await this.byDelta(have, version, answer));
     }
     return this.keep(await this.full(game, language, version, answer, url.pathname));
+  }
+
+  /** Release `version` made from `have` and the delta between them, checked like a full
+   * release (or the full release when the server has no delta worth sending); not stored. */
+  async delta(have: Pack, version: number): Promise<Pack> {
+    const path = `/api/packs/${have.game}/${have.language}/${version}.json?since=${have.version}`;
+    const answer = await this.http.send(path);
+    if (new URL(answer.url || this.baseUrl + path).searchParams.has("since")) {
+      return this.byDelta(have, version, answer);
+    }
+    return this.full(have.game, have.language, version, answer, path);
   }
 
   private async byDelta(have: Pack, version: number, answer: Answer): Promise<Pack> {

@@ -185,3 +185,12 @@ test("no release yet is a clear error", async () => {
     (e) => e instanceof KartothekError && /No release of sign \(de\)/.test(e.message) && e.status === 404);
 });
 
+
+test("delta() makes a release from an older one, and refuses to go back", async () => {
+  const client = new Client(BASE);
+  const one = await client.release("sauschwer", "de", 1);
+  const two = await client.delta(one, 2);
+  assert.equal(two.how, "delta");
+  assert.deepEqual(two.data, (await client.release("sauschwer", "de", 2)).data);
+  await assert.rejects(client.delta(two, 1), (e) => e instanceof KartothekError && e.status === 400);
+});
