@@ -11,7 +11,7 @@ import pytest
 from exports import api, signing
 from tests.js.helpers import CLIENT, build, kartothek_server, publish_catalogue
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture(autouse=True)
