@@ -48,16 +48,15 @@ def _fresh_caches():
 
 
 def test_a_page_on_another_origin_reads_packs_and_follows_a_seat_to_the_end_of_a_game(
-        mini_catalogue, page: Page, monkeypatch):
+        mini_catalogue, page: Page):
     build()
     publish_catalogue()
-    with page_origin() as origin:
-        monkeypatch.setenv("KARTOTHEK_CORS_ALLOWED_ORIGINS", origin)
-        with kartothek_server(KARTOTHEK_CORS_ALLOWED_ORIGINS=[origin]) as server:
-            assert server.url != origin
-            page.goto(f"{origin}/test/browser.html?api={server.url}")
-            page.wait_for_function("window.report !== undefined", timeout=60_000)
-            report = page.evaluate("window.report")
+    # the server with what KARTOTHEK_CORS_ALLOWED_ORIGINS=<the page's origin> sets
+    with page_origin() as origin, kartothek_server(CORS_ALLOWED_ORIGINS=[origin]) as server:
+        assert server.url != origin
+        page.goto(f"{origin}/test/browser.html?api={server.url}")
+        page.wait_for_function("window.report !== undefined", timeout=60_000)
+        report = page.evaluate("window.report")
     assert "error" not in report, report["error"]
     assert {"sauschwer", "symbols"} <= set(report["games"])
     assert report["release"]["version"] == 1 and report["release"]["how"] == "full"

@@ -265,14 +265,15 @@ export class Client extends Play {
   /**
    * The newest release, checked and stored; by delta when one is worth having.
    *
-   * One request when current: `latest?since=N` redirects to the newest release's delta from N
-   * (or its full bytes, or 304). A "latest" older than the stored pack is ignored and the stored
+   * One request: `latest?since=N` answers 304 when N is the newest, else redirects to the newest
+   * release's delta from N (or to its full bytes). A "latest" older than the stored pack is ignored and the stored
    * pack returned: a mirror may lag behind, and going back is refused without failing.
    */
   async update(game: string, language: string): Promise<Pack> {
     const have = await this.cached(game, language);
     const path = `/api/packs/${game}/${language}/latest` + (have ? `?since=${have.version}` : "");
     const answer = await this.http.send(path);
+    if (have !== null && answer.status === 304) return have; // the newest is the one we hold
     const url = new URL(answer.url || this.baseUrl + path);
     const number = /\/(\d+)\.json$/.exec(url.pathname)?.[1];
     const version = number === undefined ? NaN : Number(number);
