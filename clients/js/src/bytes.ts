@@ -54,8 +54,24 @@ export function toBase64(data: Uint8Array): string {
   return btoa(binary);
 }
 
+/** WebCrypto's SubtleCrypto, which browsers give secure contexts only (HTTPS, localhost). */
+export function subtle(): SubtleCrypto {
+  const found = (globalThis as { crypto?: Crypto }).crypto?.subtle;
+  if (found === undefined) {
+    throw new KartothekError("WebCrypto is not available here: a page must be served over " +
+      "HTTPS (or from localhost) to check signatures.");
+  }
+  return found;
+}
+
+/** A random id for an action (crypto.randomUUID needs a secure context; this does not). */
+export function randomId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
 export async function sha256Hex(data: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data as BufferSource));
+  const digest = new Uint8Array(await subtle().digest("SHA-256", data as BufferSource));
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 

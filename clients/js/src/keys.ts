@@ -7,7 +7,7 @@
  * an older key walks the chain to the new one and trusts nothing else.
  */
 
-import { fromBase64, isObject, type Json, sha256Hex, toBase64, utf8 } from "./bytes.js";
+import { fromBase64, isObject, type Json, sha256Hex, subtle, toBase64, utf8 } from "./bytes.js";
 
 /** Trusted keys: {key id: base64 of the raw 32-byte Ed25519 public key}. */
 export type Keys = Record<string, string>;
@@ -32,10 +32,11 @@ export async function verifySignature(publicKeyB64: string, signatureB64: unknow
   if (raw === null || raw.length !== 32 || signature === null || signature.length !== 64) {
     return false;
   }
+  const crypto = subtle(); // outside the try: no WebCrypto is an error, not a bad signature
   try {
-    const key = await crypto.subtle.importKey("raw", raw as BufferSource, { name: "Ed25519" },
+    const key = await crypto.importKey("raw", raw as BufferSource, { name: "Ed25519" },
                                               false, ["verify"]);
-    return await crypto.subtle.verify({ name: "Ed25519" }, key, signature as BufferSource,
+    return await crypto.verify({ name: "Ed25519" }, key, signature as BufferSource,
                                       data as BufferSource);
   } catch {
     return false; // a key WebCrypto refuses verifies nothing

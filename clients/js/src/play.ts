@@ -7,7 +7,7 @@
  */
 
 import { KartothekError } from "./errors.js";
-import { isInteger, isObject, type Json, type JsonObject, parseJson } from "./bytes.js";
+import { isInteger, isObject, type Json, type JsonObject, parseJson, randomId } from "./bytes.js";
 import type { Http } from "./http.js";
 
 /** One seat of a room: what `openRoom` and `join` give. Keep the token secret. */
@@ -126,7 +126,7 @@ export class Play {
   /** Play `action` (one of the seat's `legal_actions`) on the room at `version`. The id makes
    * a retried request count once. */
   async act(seat: Seat, action: JsonObject, version: number,
-            id: string = crypto.randomUUID()): Promise<RoomBody> {
+            id: string = randomId()): Promise<RoomBody> {
     const found = await this.post(`${roomPath(seat.code)}/actions`, { id, version, action }, seat.token);
     return roomBody(found, `Room ${seat.code}`);
   }

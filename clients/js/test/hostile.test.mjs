@@ -128,3 +128,26 @@ test("malformed room answers and garbage events are KartothekErrors", async () =
     await refused(Promise.resolve().then(() => client.follow("../etc")));
   });
 });
+
+test("a dropped seat stream reopens with a fresh ticket after the last version it saw", async () => {
+  const seat = { code: "ABCD", seat: "s1", token: "t" };
+  const room = (version, status) => JSON.stringify({ code: "ABCD", version, status, seats: [],
+                                                      legal_actions: [], you: "s1" });
+  const events = { "content-type": "text/event-stream", "cache-control": "no-cache" };
+  await withMirror(async (mirror) => {
+    mirror.forge("/api/play/rooms/ABCD/stream-tickets", 201, JSON_TYPE,
+                 '{"ticket": "t1", "expires_in": 30, "events_url": "/api/play/rooms/ABCD/events?ticket=t1"}');
+    // the first connection sends versions 4 and 5, then drops; versions go up from 5 on
+    mirror.forge("/api/play/rooms/ABCD/events?ticket=t1", 200, events,
+                 `id: 4\nevent: room\ndata: ${room(4, "playing")}\n\nid: 5\nevent: room\ndata: ${room(5, "playing")}\n\n`);
+    mirror.forge("/api/play/rooms/ABCD/events?ticket=t1&last_event_id=5", 200, events,
+                 `id: 3\nevent: room\ndata: ${room(3, "playing")}\n\n` +
+                 `id: 6\nevent: room\ndata: ${room(6, "finished")}\n\n` +
+                 'event: closed\ndata: {"error": "There is no room ABCD.", "status": 404}\n\n');
+    const stream = new Client(mirror.url, { EventSource }).follow(seat);
+    const seen = [];
+    for await (const body of stream) seen.push(body.version);
+    assert.deepEqual(seen, [4, 5, 6]); // 3 is older than what it saw: never shown
+    assert.deepEqual(stream.closed, { error: "There is no room ABCD.", status: 404 });
+  });
+});
