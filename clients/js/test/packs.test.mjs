@@ -25,7 +25,7 @@ test("it downloads a release, verifies it and keeps its exact bytes", async () =
   assert.deepEqual(pack.data, served.body);
   assert.equal(pack.sha256, sha256(served.body));
   assert.equal(pack.how, "full");
-  assert.equal(pack.keyId, (await json("/api/keys")).keys.at(-1).id);
+  assert.equal(pack.keyId, (await json("/api/keys")).keys[0].id); // signed before the rotation
   assert.equal(pack.content.content_version, 1);
   assert.deepEqual(await client.trustedKeys(), await serverKeys()); // pinned on first use
 });
@@ -193,4 +193,18 @@ test("delta() makes a release from an older one, and refuses to go back", async 
   assert.equal(two.how, "delta");
   assert.deepEqual(two.data, (await client.release("sauschwer", "de", 2)).data);
   await assert.rejects(client.delta(two, 1), (e) => e instanceof KartothekError && e.status === 400);
+});
+
+test("the server's own key rotation: a client that trusts the retired key follows its endorsement", async () => {
+  const [old, current] = (await json("/api/keys")).keys; // tests/test_client_js.py rotated once
+  assert.equal(current.endorsed_by, old.id);
+  const given = new Client(BASE, { publicKeys: { [old.id]: old.public_key } });
+  assert.equal((await given.release("slogan", "de", 1)).keyId, current.id);
+  assert.deepEqual(Object.keys(await given.trustedKeys()).sort(), [old.id, current.id].sort());
+  // pinned in a store: the endorsed key is pinned beside the old one
+  const store = new Store();
+  store.setItem("kartothek:keys", JSON.stringify({ [old.id]: old.public_key }));
+  assert.equal((await new Client(BASE, { store }).update("slogan", "de")).keyId, current.id);
+  assert.deepEqual(JSON.parse(store.getItem("kartothek:keys")),
+                   { [old.id]: old.public_key, [current.id]: current.public_key });
 });
