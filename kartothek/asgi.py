@@ -108,12 +108,14 @@ class Handler(ASGIHandler):
 def _application() -> ASGIHandler:
     import django
 
+    from kartothek.access_log import install as paths_only_in_access_logs
     from kartothek.malloc import limit_arenas, trim_interval
 
     limit_arenas()  # before the first request thread (kartothek/malloc.py says why)
     trim_interval()  # a wrong KARTOTHEK_MALLOC_TRIM stops the start, not the first request
 
     django.setup(set_prefix=False)
+    paths_only_in_access_logs()  # no query string (a token, a stream ticket) in an access log
     handler = Handler()
     # The cyclic garbage collector stops every thread of the process while it runs. Under the
     # play bench's 1,020 players a worker ran a full collection every 5-15 s, each 110-210 ms

@@ -94,6 +94,27 @@ def test_latest_redirects_to_the_newest_release_and_is_cached_briefly(released, 
     assert response["Cache-Control"] == "public, max-age=60"
 
 
+def test_latest_since_the_newest_release_is_a_304_and_since_an_older_one_the_delta(released, client):
+    up_to_date = client.get("/api/packs/sauschwer/en/latest?since=2")
+    assert up_to_date.status_code == 304 and up_to_date.content == b""
+    assert up_to_date["ETag"] == f'"{released.sha256}"'
+    assert up_to_date["Cache-Control"] == "public, max-age=60"
+    behind = client.get("/api/packs/sauschwer/en/latest?since=1")
+    assert behind.status_code == 302 and behind["Location"] == "/api/packs/sauschwer/en/2.json?since=1"
+
+
+def test_the_index_has_an_etag_that_changes_with_a_publish(released, client):
+    first = client.get("/api/packs/")
+    etag = first["ETag"]
+    assert etag.startswith('"') and len(etag) == 66
+    again = client.get("/api/packs/", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b"" and again["ETag"] == etag
+    SauschwerObject.objects.create(key="noch-ein-stein", name="Noch ein Stein", weight_g=700, source="x")
+    publish("sauschwer", "en")
+    changed = client.get("/api/packs/", headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed["ETag"] != etag
+
+
 def test_a_pack_with_embedded_pictures_for_offline_clients(mini_catalogue, client):
     publish("symbols", "en")
     response = client.get("/api/packs/symbols/en/1.json?pictures=embedded")
