@@ -126,6 +126,9 @@ test("malformed room answers and garbage events are KartothekErrors", async () =
       await refused(client.follow("ABCD").next());
     }
     await refused(Promise.resolve().then(() => client.follow("../etc")));
+    // Node has no EventSource: without one passed in, following says so
+    await refused(Promise.resolve().then(() => new Client(mirror.url).follow("ABCD")),
+                  (e) => e instanceof KartothekError && /No EventSource/.test(e.message));
   });
 });
 
