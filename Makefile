@@ -4,10 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
+JS_STAMP := clients/js/node_modules/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run serve worker test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play bench-png bench-preview bench-checks bench-editor bench-paths mutate clean
+.PHONY: run serve worker test test-fast lint install install-dev install-js bench bench-import bench-pack bench-serve bench-pdf bench-play bench-png bench-preview bench-checks bench-editor bench-paths mutate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +33,13 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python $(NODE_STAMP)
 
 install: $(STAMP)
 install-dev: $(DEV_STAMP)
+
+## install-js: the JS client's devDependencies (TypeScript, eventsource for Node), pinned by its package-lock.json
+$(JS_STAMP): clients/js/package.json clients/js/package-lock.json
+	npm ci --prefix clients/js --no-audit --no-fund
+	touch $@
+
+install-js: $(JS_STAMP)
 
 ## run: set up, migrate, load the starter catalogue, publish its first releases, create an admin user, serve on 127.0.0.1:8000
 ## (uvicorn, ASGI, reloading on code changes; WhiteNoise serves the static files)
@@ -60,7 +68,7 @@ worker: $(STAMP)
 
 ## test: ruff and the import contracts (pyproject.toml, docs/architecture.md), then every test
 ## (browser and slow ones included)
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) $(JS_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/python -m mypy --strict games/engines kartothek_client
