@@ -324,12 +324,21 @@ class CardPreviewMixin:
             obj = self.get_object(request, object_id)  # type: ignore[attr-defined]
             if obj is None:
                 return JsonResponse({"error": "This card is no longer there."}, status=404)
-        languages = _languages(post.getlist("_preview_language"))
         try:
             width = int(post.get("_preview_width", PAGE_WIDTH))
         except ValueError:
             width = PAGE_WIDTH
         width = max(preview.MIN_WIDTH, min(preview.MAX_WIDTH, width))
+        answer = self.typed_answer(request, obj, _languages(post.getlist("_preview_language")), width)
+        return JsonResponse(answer)
+
+    def typed_answer(self, request: HttpRequest, obj: Model | None, languages: list[str],
+                     width: int) -> dict[str, Any]:
+        """What the preview shows for the change form as ``request.POST`` holds it (``obj``:
+        the stored card, None on an add page): {"previews", "problems", "notice", "absent",
+        "decks"}. The live preview's answer, and a refused save's page, which starts from
+        what was typed, not from the stored card."""
+        post = request.POST
         game = str(self.model.GAME)  # type: ignore[attr-defined]
         url = reverse(f"admin:{self.model._meta.app_label}_{self.model._meta.model_name}_typed_preview")
         previews, problems, notices = [], [], []
@@ -364,8 +373,8 @@ class CardPreviewMixin:
                 previews.append({"language": language, "side": side, "url": f"{url}?d={signed}",
                                  "alt": preview.alt_text(item, language, side)})
         notice = " ".join(dict.fromkeys(notices))  # each reason once, not once per language
-        return JsonResponse({"previews": previews, "problems": problems, "notice": notice,
-                             "absent": absent, "decks": decks})
+        return {"previews": previews, "problems": problems, "notice": notice,
+                "absent": absent, "decks": decks}
 
     def typed_preview_view(self, request: HttpRequest) -> HttpResponse:
         self._may_view(request)
@@ -391,8 +400,21 @@ class CardPreviewMixin:
 
     def _preview_context(self, request: HttpRequest, obj: Model | None) -> dict[str, Any]:
         opts = self.model._meta
-        languages = settings.KARTOTHEK_LANGUAGES
         shown = _languages(request.GET.getlist("preview_language"))
+        if request.method == "POST":
+            shots = self._typed_shots(request, obj, shown)
+        else:
+            shots = self._stored_shots(obj, shown)
+        return {"card_preview": {
+            "post_url": reverse(f"admin:{opts.app_label}_{opts.model_name}_form_preview"),
+            "object_id": obj.pk if obj is not None else "",
+            "languages": settings.KARTOTHEK_LANGUAGES, "shown": shown, **shots,
+            "width": PAGE_WIDTH, "height": preview.height_for(PAGE_WIDTH),
+        }}
+
+    def _stored_shots(self, obj: Model | None, shown: list[str]) -> dict[str, Any]:
+        """The card as it is stored: its saved previews' URLs and what does not fit."""
+        opts = self.model._meta
         initial, problems, absent, decks = [], [], [], []
         if obj is not None and getattr(obj, "key", None):
             for language in shown:
@@ -413,24 +435,25 @@ class CardPreviewMixin:
                                     "url": reverse(f"admin:{opts.app_label}_{opts.model_name}_card_preview",
                                                    args=[language, obj.key])
                                     + f"?side={side}&width={PAGE_WIDTH}"})
-        return {"card_preview": {
-            "post_url": reverse(f"admin:{opts.app_label}_{opts.model_name}_form_preview"),
-            "object_id": obj.pk if obj is not None else "",
-            "languages": languages, "shown": shown, "initial": initial, "problems": problems,
-            "absent": absent, "decks": decks,
-            "width": PAGE_WIDTH, "height": preview.height_for(PAGE_WIDTH),
-        }}
+        return {"initial": initial, "problems": problems, "absent": absent, "decks": decks,
+                "notice": ""}
 
-    def change_view(self, request, object_id, form_url="", extra_context=None):  # type: ignore[no-untyped-def]
-        obj = self.get_object(request, object_id)  # type: ignore[attr-defined]
-        context = {**(extra_context or {})}
-        if obj is not None:
+    def _typed_shots(self, request: HttpRequest, obj: Model | None, shown: list[str]
+                     ) -> dict[str, Any]:
+        """A refused save's page: the card as typed (the POST), as the live preview drew it."""
+        if obj is not None and obj.pk:
+            # the form's validation set the valid typed values on ``obj``: start from the row
+            obj = self.model._default_manager.filter(pk=obj.pk).first()
+        answer = self.typed_answer(request, obj, shown, PAGE_WIDTH)
+        return {"initial": answer["previews"], "problems": answer["problems"],
+                "absent": answer["absent"], "decks": answer["decks"], "notice": answer["notice"]}
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):  # type: ignore[no-untyped-def]
+        # Here, not in change_view: only a page that is shown (a GET, or a refused save)
+        # draws its preview, and a refused save draws what was typed.
+        if add or obj is not None:
             context.update(self._preview_context(request, obj))
-        return super().change_view(request, object_id, form_url, context)  # type: ignore[misc]
-
-    def add_view(self, request, form_url="", extra_context=None):  # type: ignore[no-untyped-def]
-        context = {**(extra_context or {}), **self._preview_context(request, None)}
-        return super().add_view(request, form_url, context)  # type: ignore[misc]
+        return super().render_change_form(request, context, add, change, form_url, obj)  # type: ignore[misc]
 
     # --- the list column ---------------------------------------------------------------
 
