@@ -287,28 +287,11 @@ class CardPreviewMixin:
     @staticmethod
     def _typed_slogans(model_admin: Any, request: HttpRequest, card: Model | None, language: str
                        ) -> dict[str, Any]:
-        post = request.POST
-        stored = {s.side: s for s in card.slogans.all()} if card is not None and card.pk else {}
-        slogans = []
-        for n in range(2):
-            prefix = f"slogans-{n}-"
-            try:
-                side = int(post.get(prefix + "side") or n + 1)
-            except ValueError:
-                side = n + 1
-            slogan = stored.get(side)
-            correct = post.get(prefix + "correct", "")
-            options = [(post.get(f"{prefix}option_{k}", "")[:MAX_TEXT], correct == str(k))
-                       for k in range(1, 5)]
-            if not any(post.get(prefix + name) for name in ("text", "option_1")) and slogan is not None:
-                options = [(o.text, o.is_correct) for o in slogan.options.order_by("position")]
-                text, keep = slogan.text, slogan.keep_german
-            else:
-                text = post.get(prefix + "text", "")[:MAX_TEXT]
-                keep = bool(post.get(prefix + "keep_german"))
-            key = post.get(prefix + "key") or (slogan.key if slogan is not None else f"slogan-{side}")
-            slogans.append(((key, text, keep, options, {}), slogan))
-        key = post.get("key") or (getattr(card, "key", "") or "new-card")
+        from curation.typed_slogans import typed_slogans
+
+        slogans = [((s.key, s.text, s.keep_german, s.options, {}), s.stored)
+                   for s in typed_slogans(request.POST, card)]  # type: ignore[arg-type]
+        key = request.POST.get("key") or (getattr(card, "key", "") or "new-card")
         return card_items.slogan_card_item(key, slogans, language)
 
     def form_preview_view(self, request: HttpRequest) -> HttpResponse:
@@ -330,7 +313,11 @@ class CardPreviewMixin:
             width = PAGE_WIDTH
         width = max(preview.MIN_WIDTH, min(preview.MAX_WIDTH, width))
         answer = self.typed_answer(request, obj, _languages(post.getlist("_preview_language")), width)
-        return JsonResponse(answer)
+        return JsonResponse({**answer, **self.typed_extras(request, obj)})
+
+    def typed_extras(self, request: HttpRequest, obj: Model | None) -> dict[str, Any]:
+        """More of the live preview's answer, for an admin that checks more while typing."""
+        return {}
 
     def typed_answer(self, request: HttpRequest, obj: Model | None, languages: list[str],
                      width: int) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from cards.catalogue import import_catalogue
-from cards.models import ConceptCard
+from cards.models import BrandOwnership, CheckDismissal, ConceptCard, SloganCard, SloganOption
 from tests.conftest import MINI
 from tests.permission_matrix.forms import FormReader
 
@@ -51,8 +51,8 @@ def form_of(client: Client, url: str) -> dict[str, list[str]]:
     return data
 
 
-def preview_panel(html: str) -> str:
-    start = html.index('id="card-preview"')
+def section(html: str, ident: str) -> str:
+    start = html.index(f'id="{ident}"')
     return html[start:html.index("</section>", start)]
 
 
@@ -67,7 +67,7 @@ def test_a_refused_save_previews_the_typed_text_with_its_fit_message(carla):
     assert response.status_code == 200  # refused: the form again, with its error
     html = response.content.decode()
     assert "at most 120 characters" in html
-    panel = preview_panel(html)
+    panel = section(html, "card-preview")
     assert "Every text fits the card" not in panel
     assert "Does not fit" in panel and "DE: Does not fit: the DE text" in unescape(panel)
     figures = re.findall(r'data-lang="(\w+)" data-side="(\w+)">\s*<img src="([^"]+)"[^>]*'
@@ -81,3 +81,75 @@ def test_a_refused_save_previews_the_typed_text_with_its_fit_message(carla):
     assert drawn.status_code == 200 and drawn["Content-Type"] == "image/png"
     concept.refresh_from_db()
     assert concept.text != TOO_LONG
+
+
+# --- 10. a slogan card's answer checks while typing --------------------------------------
+
+
+def slogan_card_form(client: Client, card: SloganCard) -> dict[str, list[str]]:
+    return form_of(client, f"/admin/cards/slogancard/{card.pk}/change/")
+
+
+def with_saturn(data: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Option 1 of the Media Markt slogan becomes Saturn, of Media Markt's group."""
+    side = next(n for n in (0, 1) if data[f"slogans-{n}-text"] == ["Ich bin doch nicht blöd!"])
+    return {**data, f"slogans-{side}-option_1": ["Saturn"]}
+
+
+def test_the_live_preview_answers_the_answer_checks_of_the_typed_card(carla):
+    BrandOwnership.objects.create(brand="Saturn", group="Ceconomy", source="https://example.org/s")
+    card = SloganCard.objects.get(key="karte-001")
+    before = list(SloganOption.objects.order_by("pk").values_list("pk", "text", "is_correct"))
+    data = {**with_saturn(slogan_card_form(carla, card)), "_preview_object_id": [str(card.pk)]}
+    answer = carla.post("/admin/cards/slogancard/preview/", data).json()
+    checks = answer["answer_checks"]
+    assert checks["checked"] == 2
+    same = [f for f in checks["findings"] if f["title"] == "Option from the answer's company group"]
+    assert len(same) == 1
+    assert "“Saturn” and the answer “Media Markt”" in same[0]["message"]
+    # typed, not saved: no dismiss page knows it yet, and nothing was written
+    assert same[0]["dismiss_url"] == "" and same[0]["unsaved"] is True
+    assert list(SloganOption.objects.order_by("pk").values_list("pk", "text", "is_correct")) == before
+    assert not CheckDismissal.objects.exists()
+
+
+def test_a_saved_finding_typed_again_keeps_its_dismiss_link_and_a_dismissal_its_reason(carla):
+    BrandOwnership.objects.create(brand="Saturn", group="Ceconomy", source="https://example.org/s")
+    option = SloganOption.objects.get(slogan__key="ich-bin-doch-nicht-bloed", position=1)
+    option.text = "Saturn"
+    option.save()
+    card = SloganCard.objects.get(key="karte-001")
+    data = {**slogan_card_form(carla, card), "_preview_object_id": [str(card.pk)]}
+    same = [f for f in carla.post("/admin/cards/slogancard/preview/", data).json()
+            ["answer_checks"]["findings"] if f["title"] == "Option from the answer's company group"]
+    assert same[0]["dismiss_url"].startswith(f"/admin/cards/slogancard/{card.pk}/dismiss-option-check/")
+    assert carla.get(same[0]["dismiss_url"]).status_code == 200  # the dismiss page finds it
+    slogan = option.slogan
+    CheckDismissal.objects.create(content_object=slogan, field="option_1", language="de",
+                                  check_name="same-group", reason="Nur für diesen Test.",
+                                  source=slogan.text, text="Saturn")
+    same = [f for f in carla.post("/admin/cards/slogancard/preview/", data).json()
+            ["answer_checks"]["findings"] if f["title"] == "Option from the answer's company group"]
+    assert same[0]["reason"] == "Nur für diesen Test." and same[0]["dismiss_url"] == ""
+
+
+def test_an_incomplete_typed_side_is_not_checked(carla):
+    data = {"slogans-0-text": ["… macht Kinder froh."], "slogans-0-option_1": ["Haribo"],
+            "slogans-0-correct": ["1"], "csrfmiddlewaretoken": [CSRF_TOKEN]}
+    answer = carla.post("/admin/cards/slogancard/preview/", data).json()
+    assert answer["answer_checks"] == {"checked": 0, "findings": []}
+
+
+def test_a_refused_save_lists_the_answer_checks_of_the_typed_card(carla):
+    BrandOwnership.objects.create(brand="Saturn", group="Ceconomy", source="https://example.org/s")
+    card = SloganCard.objects.get(key="karte-001")
+    url = f"/admin/cards/slogancard/{card.pk}/change/"
+    data = with_saturn(slogan_card_form(carla, card))
+    side = next(n for n in (0, 1) if data[f"slogans-{n}-option_1"] == ["Saturn"])
+    data = {**data, f"slogans-{side}-option_2": ["Saturn"], "_save": ["Save"]}  # twice: refused
+    html = unescape(carla.post(url, data).content.decode())
+    assert "the same option appears twice" in html  # the save was refused
+    checks = section(html, "option-findings")
+    assert "Open: Option from the answer's company group" in checks
+    assert "“Saturn” and the answer “Media Markt”" in checks
+    assert "save the card to dismiss it" in checks

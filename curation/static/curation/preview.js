@@ -55,6 +55,50 @@
     area.appendChild(list);
   }
 
+  function textNode(text) { return document.createTextNode(text); }
+
+  function element(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) { node.className = className; }
+    if (text) { node.textContent = text; }
+    return node;
+  }
+
+  /* A slogan card's answer checks (templates/admin/cards/slogancard_change_form.html), as the
+     live preview's answer finds them on the card as typed. */
+  function showAnswerChecks(checks) {
+    var area = document.querySelector("[data-option-findings]");
+    if (!area) { return; }
+    area.textContent = "";
+    if (!checks.checked || !checks.findings.length) {
+      area.appendChild(element("p", checks.checked ? "" : "option-findings-waiting",
+                               checks.checked ? area.dataset.none : area.dataset.waiting));
+      return;
+    }
+    var list = document.createElement("ul");
+    checks.findings.forEach(function (f) {
+      var item = element("li", "option-finding" + (f.reason ? " option-finding-dismissed" : ""));
+      item.appendChild(element("strong", "", (f.reason ? "Dismissed: " : "Open: ") + f.title));
+      item.appendChild(textNode(" — "));
+      item.appendChild(element("code", "", f.slogan));
+      item.appendChild(textNode(", " + f.field + ": " + f.message + " "));
+      if (f.reason) {
+        item.appendChild(document.createElement("br"));
+        item.appendChild(element("em", "", "Reason:"));
+        item.appendChild(textNode(" " + f.reason));
+      } else if (f.dismiss_url) {
+        var link = element("a", "", "Dismiss");
+        link.href = f.dismiss_url;
+        link.appendChild(element("span", "visually-hidden", " " + f.title + " on " + f.slogan + " " + f.field));
+        item.appendChild(link);
+      } else if (f.unsaved) {
+        item.appendChild(element("em", "option-finding-unsaved", "(not saved yet: save the card to dismiss it)"));
+      }
+      list.appendChild(item);
+    });
+    area.appendChild(list);
+  }
+
   function changePage(panel) {
     var form = panel.closest("form");
     if (!form) { return; }
@@ -141,6 +185,7 @@
           if (placeholder) { placeholder.remove(); }
         }
         showProblems(area, answer.problems || [], (answer.previews || []).length > 0);
+        if (answer.answer_checks) { showAnswerChecks(answer.answer_checks); }
         if (answer.notice) {
           box.querySelectorAll("figure").forEach(function (figure) { figure.remove(); });
           var hint = box.querySelector("[data-preview-empty]");
