@@ -7,8 +7,10 @@ that content type:
 - GET  ``<model>/preview/<language>/<key>/?side=back&release=3&width=240``: the PNG of a
   saved card (``release``: as it was in that release, drawn from the release's pack);
 - POST ``<model>/preview/``: the change form's unsaved data → JSON with the URLs of the
-  previews and the "does not fit" messages. CSRF-protected; it never saves (no form is
-  saved, no file is stored: uploads are not even read);
+  previews and the "does not fit" messages. CSRF-protected; it never saves a form. A
+  symbol tile's picture chosen on the form comes along once: checked as the save checks it
+  and kept for an hour in a folder of its own (``cards.pictures.keep_preview_picture``),
+  never among the tiles' pictures, for those who may add or change tiles;
 - GET  ``<model>/preview/typed/?d=…``: the PNG of such unsaved data, signed by the POST
   (the Content-Security-Policy allows images from this site only: no data: or blob: URLs).
 """
@@ -21,6 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.core import signing
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import models
 from django.db.models import Model
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.urls import path, reverse
@@ -136,6 +139,20 @@ def decks_note(model: type[Model], obj: Model | None, language: str,
             f"mark both slogans “{language}” to print it in every market.")
 
 
+def _picture_fields(model: Model | type[Model]) -> list[str]:
+    """The names of a model's picture fields (a symbol tile's ``image``)."""
+    return [f.name for f in model._meta.concrete_fields if isinstance(f, models.ImageField)]
+
+
+def _drawn_picture(digest: str) -> bytes | None:
+    """The bytes of a picture a typed preview names: one chosen on a form and kept for the
+    preview, or a stored tile's (each checked against its sha256)."""
+    from cards.pictures import preview_picture
+    from exports.packs import picture_bytes
+
+    return preview_picture(digest) or picture_bytes(digest)
+
+
 def typed_overrides(post: Any) -> dict[tuple[str, str], str]:
     """Translations typed into the change page's translations inline: (field, language) →
     text (rows marked for deletion left out)."""
@@ -153,11 +170,12 @@ def typed_overrides(post: Any) -> dict[tuple[str, str], str]:
 
 
 def item_from_form(model_admin: Any, request: HttpRequest, obj: Model | None, language: str,
-                   ) -> dict[str, Any] | None:
+                   picture: bytes | None = None) -> dict[str, Any] | None:
     """The pack-form item of a change form's unsaved data (``request.POST``, as the page
-    would send it; ``obj`` the stored card or None on an add page), in ``language``.
-    Nothing is saved and no upload is read."""
-    typed = CardPreviewMixin._typed_instance(model_admin, request, obj)
+    would send it; ``obj`` the stored card or None on an add page), in ``language``;
+    ``picture``: a tile's picture chosen on the form (checked, kept for the preview).
+    Nothing is saved."""
+    typed = CardPreviewMixin._typed_instance(model_admin, request, obj, picture)
     if model_admin.model._meta.model_name == "slogancard":
         return CardPreviewMixin._typed_slogans(model_admin, request, typed, language)
     return card_items.item_of(typed, language, typed_overrides(request.POST))
@@ -259,9 +277,11 @@ class CardPreviewMixin:
     # --- unsaved form data -------------------------------------------------------------
 
     @staticmethod
-    def _typed_instance(model_admin: Any, request: HttpRequest, obj: Model | None) -> Model:
+    def _typed_instance(model_admin: Any, request: HttpRequest, obj: Model | None,
+                        picture: bytes | None = None) -> Model:
         """The object with the form's typed values set on it (each field cleaned on its own;
-        a value that does not clean keeps the stored one). Never saved."""
+        a value that does not clean keeps the stored one), and a tile with the picture
+        chosen (or cleared) on the form. Never saved."""
         instance = obj if obj is not None else model_admin.model()
         form_class = model_admin.get_form(request, obj, change=obj is not None)
         form = form_class(instance=instance)
@@ -282,6 +302,11 @@ class CardPreviewMixin:
                     continue
                 value = raw.strip()[:MAX_TEXT]
             setattr(instance, name, value)
+        if hasattr(instance, "show_picture"):
+            if picture is not None:
+                instance.show_picture(picture)
+            elif any(request.POST.get(f"{name}-clear") for name in _picture_fields(instance)):
+                instance.show_picture(None)
         return instance
 
     @staticmethod
@@ -312,15 +337,46 @@ class CardPreviewMixin:
         except ValueError:
             width = PAGE_WIDTH
         width = max(preview.MIN_WIDTH, min(preview.MAX_WIDTH, width))
-        answer = self.typed_answer(request, obj, _languages(post.getlist("_preview_language")), width)
-        return JsonResponse({**answer, **self.typed_extras(request, obj)})
+        picture, about_picture = self._chosen_picture(request, obj)
+        answer = self.typed_answer(request, obj, _languages(post.getlist("_preview_language")),
+                                   width, picture)
+        return JsonResponse({**answer, **about_picture, **self.typed_extras(request, obj)})
+
+    def _chosen_picture(self, request: HttpRequest, obj: Model | None
+                        ) -> tuple[bytes | None, dict[str, str]]:
+        """A tile's picture chosen on the form, not saved: the file sent with this request
+        (checked as the save checks it, then kept for the preview under its sha256), or the
+        sha256 of one kept before (``_preview_picture``). Returns its bytes and, for the
+        page, its sha256 (``picture``) or why it cannot be drawn (``picture_error``)."""
+        from cards.pictures import keep_preview_picture, preview_picture
+
+        fields = _picture_fields(self.model)
+        upload = next((request.FILES[name] for name in fields if name in request.FILES), None)
+        may_edit = (self.has_add_permission(request) if obj is None  # type: ignore[attr-defined]
+                    else self.has_change_permission(request, obj))  # type: ignore[attr-defined]
+        if not fields or not may_edit:
+            return None, {}
+        if upload is not None:
+            try:
+                digest = keep_preview_picture(upload)
+            except ValidationError as exc:
+                return None, {"picture_error": f"The chosen picture cannot be used: {' '.join(exc.messages)}"}
+            return preview_picture(digest), {"picture": digest}
+        digest = request.POST.get("_preview_picture", "")
+        if not digest:
+            return None, {}
+        data = preview_picture(digest)
+        if data is None:
+            return None, {"picture_error": "The chosen picture is no longer kept for the preview: "
+                                           "choose the file again."}
+        return data, {"picture": digest}
 
     def typed_extras(self, request: HttpRequest, obj: Model | None) -> dict[str, Any]:
         """More of the live preview's answer, for an admin that checks more while typing."""
         return {}
 
     def typed_answer(self, request: HttpRequest, obj: Model | None, languages: list[str],
-                     width: int) -> dict[str, Any]:
+                     width: int, picture: bytes | None = None) -> dict[str, Any]:
         """What the preview shows for the change form as ``request.POST`` holds it (``obj``:
         the stored card, None on an add page): {"previews", "problems", "notice", "absent",
         "decks"}. The live preview's answer, and a refused save's page, which starts from
@@ -331,7 +387,7 @@ class CardPreviewMixin:
         previews, problems, notices = [], [], []
         absent, decks = [], []
         for language in languages:
-            item = item_from_form(self, request, obj, language)
+            item = item_from_form(self, request, obj, language, picture)
             if item is None:
                 continue
             note = decks_note(self.model, obj, language, post)
@@ -350,7 +406,8 @@ class CardPreviewMixin:
                          for m in preview.item_problems(item, language)]
             for side in preview.SIDES:
                 try:
-                    preview.card_preview(game, item, language, side=side, width_px=width)
+                    preview.card_preview(game, item, language, side=side, width_px=width,
+                                         pictures=_drawn_picture)
                 except PreviewError as exc:
                     # Not a "does not fit": the card is incomplete, the same in every language.
                     notices.append(str(exc))
@@ -379,7 +436,8 @@ class CardPreviewMixin:
             return _problem("This preview belongs to another game.", 400)
         try:
             return _png(preview.card_preview(data["g"], data["i"], data["l"], side=data["s"],
-                                             width_px=data["w"]), immutable=True)
+                                             width_px=data["w"], pictures=_drawn_picture),
+                        immutable=True)
         except PreviewError as exc:
             return _problem(str(exc), 422)
 

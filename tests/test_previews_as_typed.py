@@ -8,15 +8,27 @@ enforced where a form posts), the deck renderer and Pillow.
 
 from __future__ import annotations
 
+import io
 import re
 from html import unescape
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import Group, User
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from PIL import Image
 
 from cards.catalogue import import_catalogue
-from cards.models import BrandOwnership, CheckDismissal, ConceptCard, SloganCard, SloganOption
+from cards.models import (
+    BrandOwnership,
+    CheckDismissal,
+    ConceptCard,
+    SloganCard,
+    SloganOption,
+    SymbolTile,
+)
 from tests.conftest import MINI
 from tests.permission_matrix.forms import FormReader
 
@@ -153,3 +165,104 @@ def test_a_refused_save_lists_the_answer_checks_of_the_typed_card(carla):
     assert "Open: Option from the answer's company group" in checks
     assert "“Saturn” and the answer “Media Markt”" in checks
     assert "save the card to dismiss it" in checks
+
+
+# --- 9. a symbol tile: its position suggested, its picture drawn before saving ----------
+
+
+def picture_file(colour: str = "#d01010", size: int = 256, name: str = "sonne.png"
+                 ) -> SimpleUploadedFile:
+    out = io.BytesIO()
+    Image.new("RGB", (size, size), colour).save(out, "PNG")
+    return SimpleUploadedFile(name, out.getvalue(), content_type="image/png")
+
+
+def stored_pictures() -> list[str]:
+    folder = Path(settings.MEDIA_ROOT) / "pictures"
+    return sorted(str(p) for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
+def reddish(png: bytes) -> int:
+    """How many pixels of a preview are the test picture's red."""
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    return sum(n for n, (r, g, b) in image.getcolors(1 << 20) if r > 180 and g < 80 and b < 80)
+
+
+def tile_preview(client: Client, data: dict) -> dict:
+    return client.post("/admin/cards/symboltile/preview/",
+                       {"_preview_language": "de", "csrfmiddlewaretoken": CSRF_TOKEN, **data}).json()
+
+
+def test_the_add_page_suggests_the_next_position(carla):
+    highest = max(SymbolTile.objects.values_list("position", flat=True))
+    html = carla.get("/admin/cards/symboltile/add/").content.decode()
+    assert re.search(rf'name="position" value="{highest + 1}"', html)
+
+
+def test_a_chosen_picture_is_drawn_before_saving_and_stored_nowhere_with_the_tiles(carla):
+    tiles, pictures = list(SymbolTile.objects.values_list("key", "image")), stored_pictures()
+    answer = tile_preview(carla, {"name": "Sonne", "icon": "", "image": picture_file()})
+    digest = answer["picture"]
+    assert re.fullmatch(r"[0-9a-f]{64}", digest) and "picture_error" not in answer
+    front = next(p for p in answer["previews"] if p["side"] == "front")
+    drawn = carla.get(front["url"])
+    assert drawn.status_code == 200 and reddish(drawn.content) > 1000
+    # named again by its sha256 (the page sends the file once): the same picture
+    again = tile_preview(carla, {"name": "Sonne!", "icon": "", "_preview_picture": digest})
+    assert again["picture"] == digest
+    assert reddish(carla.get(again["previews"][0]["url"]).content) > 1000
+    without = tile_preview(carla, {"name": "Sonne", "icon": ""})
+    assert "picture" not in without
+    assert all(reddish(carla.get(p["url"]).content) == 0 for p in without["previews"])
+    assert list(SymbolTile.objects.values_list("key", "image")) == tiles
+    assert stored_pictures() == pictures
+
+
+def test_a_broken_or_forgotten_picture_is_named_and_not_drawn(carla):
+    broken = SimpleUploadedFile("kaputt.png", picture_file().read()[:300], content_type="image/png")
+    answer = tile_preview(carla, {"name": "Sonne", "icon": "sun", "image": broken})
+    assert answer["picture_error"].startswith("The chosen picture cannot be used: This file is "
+                                              "not a picture that can be opened, or it is broken")
+    assert "picture" not in answer and answer["previews"]  # the card, with its icon
+    forgotten = tile_preview(carla, {"name": "Sonne", "icon": "sun", "_preview_picture": "0" * 64})
+    assert forgotten["picture_error"].endswith("choose the file again.")
+    hostile = tile_preview(carla, {"name": "Sonne", "icon": "sun", "_preview_picture": "../../x"})
+    assert "picture" not in hostile and hostile["picture_error"]
+
+
+def test_someone_who_may_only_view_tiles_sends_no_picture_to_keep(carla):
+    from cards.pictures import preview_picture, sha256_of
+
+    viewer = User.objects.create_user("vera", "", PASSWORD, is_staff=True)
+    viewer.groups.add(Group.objects.get(name="Viewers"))
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(viewer)
+    client.cookies["csrftoken"] = CSRF_TOKEN
+    tile = SymbolTile.objects.order_by("key").first()
+    upload = picture_file(colour="#10a040", name="gruen.png")
+    digest = sha256_of(upload.read())
+    answer = tile_preview(client, {"_preview_object_id": tile.pk, "name": tile.name,
+                                   "image": upload})
+    assert "picture" not in answer
+    assert preview_picture(digest) is None  # not kept
+
+
+def test_a_refused_save_with_a_picture_shows_the_stored_one_and_asks_for_the_file_again(carla):
+    tile = SymbolTile.objects.order_by("key").first()
+    tile.image = picture_file(colour="#1040d0", name="blau.png")
+    tile.save()
+    stored_url = SymbolTile.objects.get(pk=tile.pk).image.url
+    url = f"/admin/cards/symboltile/{tile.pk}/change/"
+    data = {**form_of(carla, url), "position": ["0"], "image": [picture_file(name="neu.png")],
+            "_save": ["Save"]}
+    response = carla.post(url, data)
+    assert response.status_code == 200
+    html = unescape(response.content.decode())
+    assert "Ensure this value is greater than or equal to 1" in html  # refused
+    picture_row = html[html.index('class="form-row field-preview"'):]
+    picture_row = picture_row[:picture_row.index("</div>\n", picture_row.index("readonly"))]
+    sources = re.findall(r'<img src="([^"]+)"', picture_row)
+    assert sources == [stored_url]  # the stored picture, no broken one
+    assert "The picture you chose (neu.png) was not saved" in picture_row
+    assert "choose the file again" in picture_row
+    assert SymbolTile.objects.get(pk=tile.pk).image.url == stored_url

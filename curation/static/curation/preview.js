@@ -110,6 +110,9 @@
     var height = firstImg ? firstImg.height : Math.round(width * 88 / 63);
     var timer = null;
     var sent = 0;
+    // A picture chosen in a file input goes to the server once; later requests name it by
+    // the sha256 the server kept it under (input name -> {file, digest, error}).
+    var pictures = {};
 
     function languages() {
       return Array.prototype.filter.call(
@@ -121,7 +124,21 @@
       var data = new FormData(form);
       var files = [];
       data.forEach(function (value, name) { if (value instanceof File) { files.push(name); } });
-      files.forEach(function (name) { data.delete(name); }); // pictures are never sent
+      files.forEach(function (name) { data.delete(name); }); // pictures go once, below
+      var sending = null;
+      var refused = "";
+      form.querySelectorAll("input[type=file]").forEach(function (input) {
+        var file = input.files && input.files[0];
+        var kept = pictures[input.name];
+        if (!file) { delete pictures[input.name]; return; }
+        if (kept && kept.file === file) {
+          if (kept.digest) { data.append("_preview_picture", kept.digest); }
+          refused = kept.error || refused;
+          return;
+        }
+        data.append(input.name, file);
+        sending = { name: input.name, file: file };
+      });
       ["_save", "_continue", "_addanother"].forEach(function (name) { data.delete(name); });
       data.append("_preview_object_id", panel.dataset.objectId || "");
       data.append("_preview_width", String(width));
@@ -136,6 +153,10 @@
       }).then(function (response) {
         return response.json();
       }).then(function (answer) {
+        if (sending) {
+          pictures[sending.name] = { file: sending.file, digest: answer.picture || "",
+                                     error: answer.picture_error || "" };
+        }
         if (number !== sent) { return; } // an older answer after a newer request
         var empty = box.querySelector("[data-preview-empty]");
         if (empty && answer.previews && answer.previews.length) { empty.remove(); }
@@ -186,6 +207,10 @@
         }
         showProblems(area, answer.problems || [], (answer.previews || []).length > 0);
         if (answer.answer_checks) { showAnswerChecks(answer.answer_checks); }
+        var pictureError = answer.picture_error || refused;
+        if (pictureError) {
+          area.insertBefore(element("p", "card-preview-warning", pictureError), area.firstChild);
+        }
         if (answer.notice) {
           box.querySelectorAll("figure").forEach(function (figure) { figure.remove(); });
           var hint = box.querySelector("[data-preview-empty]");
@@ -212,7 +237,6 @@
 
     function later(event) {
       if (event.target.closest && event.target.closest("#card-preview")) { return; }
-      if (event.target.type === "file") { return; }
       window.clearTimeout(timer);
       timer = window.setTimeout(refresh, DELAY);
     }
