@@ -553,3 +553,13 @@ def test_37_10_answer_checks_appear_while_typing(live_server, carla):
     shot(page, "37-10-answer-checks-while-typing", full=True)
     option.fill(original)
     expect(checks).not_to_contain_text("Option from the answer's company group", timeout=3000)
+
+    # a new card: no box until a slogan is complete, then its findings as typed
+    page.goto(f"{live_server.url}{reverse('admin:cards_slogancard_add')}")
+    expect(checks).to_be_hidden()
+    page.fill("#id_slogans-0-text", "Ich bin doch nicht blöd!")
+    for n, brand in enumerate(("Saturn", "Conrad", "Media Markt", "Expert"), start=1):
+        page.fill(f"#id_slogans-0-option_{n}", brand)
+    page.check("input[name='slogans-0-correct'][value='3']")
+    expect(checks).to_contain_text("Open: Option from the answer's company group", timeout=3000)
+    expect(checks).to_contain_text("not saved yet: save the card to dismiss it")

@@ -9,6 +9,7 @@ enforced where a form posts), the deck renderer and Pillow.
 from __future__ import annotations
 
 import io
+import os
 import re
 from html import unescape
 from pathlib import Path
@@ -266,3 +267,17 @@ def test_a_refused_save_with_a_picture_shows_the_stored_one_and_asks_for_the_fil
     assert "The picture you chose (neu.png) was not saved" in picture_row
     assert "choose the file again" in picture_row
     assert SymbolTile.objects.get(pk=tile.pk).image.url == stored_url
+
+
+def test_a_kept_picture_is_removed_an_hour_after_it_was_last_chosen(settings, tmp_path):
+    from cards.pictures import PREVIEW_MAX_AGE, keep_preview_picture, preview_picture
+
+    settings.VAR_DIR = tmp_path
+    old = keep_preview_picture(picture_file(colour="#404040"))
+    path = tmp_path / "picture-previews" / f"{old}.picture"
+    an_hour_ago = path.stat().st_mtime - PREVIEW_MAX_AGE - 1
+    os.utime(path, (an_hour_ago, an_hour_ago))
+    new = keep_preview_picture(picture_file(colour="#808080"))
+    assert preview_picture(old) is None and preview_picture(new) is not None
+    path.write_bytes(b"changed on disk")  # a file that is not what its name says
+    assert preview_picture(old) is None

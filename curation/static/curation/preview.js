@@ -1,6 +1,7 @@
 /* Card previews (curation/card_previews.py): the change page's print preview follows the form as
-   the curator types, list thumbnails, and the translation editor's rows. A static file: the
-   Content-Security-Policy allows no inline script. */
+   the curator types (a tile's chosen picture too, and a slogan card's answer checks), list
+   thumbnails, and the translation editor's rows. A static file: the Content-Security-Policy
+   allows no inline script. */
 (function () {
   "use strict";
 
@@ -69,10 +70,10 @@
   function showAnswerChecks(checks) {
     var area = document.querySelector("[data-option-findings]");
     if (!area) { return; }
+    area.closest("section").hidden = !checks.checked; // nothing to check yet: no empty box
     area.textContent = "";
-    if (!checks.checked || !checks.findings.length) {
-      area.appendChild(element("p", checks.checked ? "" : "option-findings-waiting",
-                               checks.checked ? area.dataset.none : area.dataset.waiting));
+    if (!checks.findings.length) {
+      area.appendChild(element("p", "", area.dataset.none));
       return;
     }
     var list = document.createElement("ul");
