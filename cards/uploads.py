@@ -17,7 +17,8 @@ Preview files
     choose; the admin removes a file when its preview shows errors, when the file cannot be
     read and after the confirmed import. A preview nobody confirms is removed by the next
     upload once it is older than ``KARTOTHEK_IMPORT_PREVIEW_MAX_AGE`` seconds (default one
-    hour); confirming it after that asks for the file again.
+    hour); confirming it after that asks for the file again. :func:`remove_old_files` does
+    the same for the pictures a tile's change form keeps for its preview (cards/pictures.py).
 """
 
 from __future__ import annotations

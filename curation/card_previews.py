@@ -351,11 +351,13 @@ class CardPreviewMixin:
         from cards.pictures import keep_preview_picture, preview_picture
 
         fields = _picture_fields(self.model)
-        upload = next((request.FILES[name] for name in fields if name in request.FILES), None)
+        if not fields:
+            return None, {}
         may_edit = (self.has_add_permission(request) if obj is None  # type: ignore[attr-defined]
                     else self.has_change_permission(request, obj))  # type: ignore[attr-defined]
-        if not fields or not may_edit:
-            return None, {}
+        if not may_edit:
+            return None, {}  # who may only look at a tile has no picture to try
+        upload = next((request.FILES[name] for name in fields if name in request.FILES), None)
         if upload is not None:
             try:
                 digest = keep_preview_picture(upload)
