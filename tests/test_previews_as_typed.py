@@ -26,6 +26,8 @@ from cards.models import (
     BrandOwnership,
     CheckDismissal,
     ConceptCard,
+    SignColour,
+    SignSymbol,
     SloganCard,
     SloganOption,
     SymbolTile,
@@ -194,9 +196,11 @@ def tile_preview(client: Client, data: dict) -> dict:
                        {"_preview_language": "de", "csrfmiddlewaretoken": CSRF_TOKEN, **data}).json()
 
 
-def test_the_add_page_suggests_the_next_position(carla):
-    highest = max(SymbolTile.objects.values_list("position", flat=True))
-    html = carla.get("/admin/cards/symboltile/add/").content.decode()
+@pytest.mark.parametrize("model", [SymbolTile, SignSymbol, SignColour],
+                         ids=lambda m: m._meta.model_name)
+def test_the_add_page_suggests_the_next_position(carla, model):
+    highest = max(model.objects.values_list("position", flat=True))
+    html = carla.get(f"/admin/cards/{model._meta.model_name}/add/").content.decode()
     assert re.search(rf'name="position" value="{highest + 1}"', html)
 
 
