@@ -49,14 +49,19 @@ def load_cards(card_ids: Iterable[int] | None = None) -> dict[int, CardSides]:
         side.options.append(text)
         if correct:
             side.correct = len(side.options)
-    english = Translation.objects.filter(
-        content_type=ContentType.objects.get_for_model(Slogan), field="text", language="en",
-        object_id__in=list(by_pk)).exclude(text="")
-    for object_id, text in english.values_list("object_id", "text"):
+    for object_id, text in english_texts(by_pk).items():
         by_pk[object_id].english = text
     for card in cards.values():  # an incomplete card is the unit check's finding, not these
         card.sides = {n: s for n, s in card.sides.items() if len(s.options) == 4 and s.correct}
     return cards
+
+
+def english_texts(slogan_ids: Iterable[int]) -> dict[int, str]:
+    """slogan id -> its English text, for the slogans that have one."""
+    english = Translation.objects.filter(
+        content_type=ContentType.objects.get_for_model(Slogan), field="text", language="en",
+        object_id__in=list(slogan_ids)).exclude(text="")
+    return dict(english.values_list("object_id", "text"))
 
 
 class OptionDismissals:

@@ -21,9 +21,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.storage import FileSystemStorage, storages
 from PIL import Image, UnidentifiedImageError
+
+from cards.uploads import remove_old_files
 
 MAX_PICTURE_BYTES = 5 * 1024 * 1024
 MIN_SIDE_PX = 64
@@ -184,20 +187,24 @@ class ContentAddressedStorage(FileSystemStorage):
         if self.directory_permissions_mode is not None:
             with contextlib.suppress(OSError):
                 path.parent.chmod(self.directory_permissions_mode)
-        # A whole file or none: written aside, then renamed into place (atomic on POSIX), so a
-        # reader never sees half a picture and two writers of the same bytes cannot collide.
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".upload-")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-            os.chmod(temporary, self.file_permissions_mode or 0o644)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        write_whole_file(path, data, self.file_permissions_mode or 0o644)
+
+
+def write_whole_file(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """A whole file or none: written aside, then renamed into place (atomic on POSIX), so a
+    reader never sees half a picture and two writers of the same bytes cannot collide."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".upload-")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def picture_storage() -> ContentAddressedStorage:
@@ -239,6 +246,49 @@ def read_stored_picture(name: str, expected_sha: str, *, label: str, storage: An
 def _refuse(message: str) -> PictureError:
     logger.error("Picture refused: %s", message)
     return PictureError(message)
+
+
+# --- pictures chosen on a change form, not saved yet ------------------------------------------
+
+_PREVIEW_NAME = re.compile(r"[0-9a-f]{64}\.picture")
+PREVIEW_MAX_AGE = 3600  # seconds a chosen picture is kept for the change page's preview
+
+
+def preview_picture_folder() -> Path:
+    return Path(settings.VAR_DIR) / "picture-previews"
+
+
+def keep_preview_picture(file: Any) -> str:
+    """Keep a picture chosen on a tile's change form, before it is saved, for the preview:
+    checked as the save checks it (:func:`validate_picture`, ValidationError if refused),
+    kept under its sha256 in a folder of its own for :data:`PREVIEW_MAX_AGE` seconds (the
+    tile's own pictures are never touched). Returns the sha256."""
+    validate_picture(file)
+    file.seek(0)
+    data = file.read(MAX_PICTURE_BYTES + 1)
+    folder = preview_picture_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    remove_old_files(folder, _PREVIEW_NAME, PREVIEW_MAX_AGE)
+    digest = sha256_of(data)
+    path = folder / f"{digest}.picture"
+    if path.is_file():
+        path.touch()  # chosen again: kept for another PREVIEW_MAX_AGE
+    else:
+        write_whole_file(path, data)
+    return digest
+
+
+def preview_picture(digest: str) -> bytes | None:
+    """The bytes of a picture kept by :func:`keep_preview_picture`, checked against its
+    sha256; None when it is not (or no longer) kept, or the name is not a sha256."""
+    name = f"{digest}.picture"
+    if not _PREVIEW_NAME.fullmatch(name):
+        return None
+    try:
+        data = (preview_picture_folder() / name).read_bytes()
+    except OSError:
+        return None
+    return data if sha256_of(data) == digest else None
 
 
 # sha256s of pictures that decoded completely: the same sha256 means the same bytes, so a

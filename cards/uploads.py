@@ -17,7 +17,8 @@ Preview files
     choose; the admin removes a file when its preview shows errors, when the file cannot be
     read and after the confirmed import. A preview nobody confirms is removed by the next
     upload once it is older than ``KARTOTHEK_IMPORT_PREVIEW_MAX_AGE`` seconds (default one
-    hour); confirming it after that asks for the file again.
+    hour); confirming it after that asks for the file again. :func:`remove_old_files` does
+    the same for the pictures a tile's change form keeps for its preview (cards/pictures.py).
 """
 
 from __future__ import annotations
@@ -135,15 +136,21 @@ class PreviewStorage(BaseStorage):
 
 def remove_abandoned_previews(now: float | None = None) -> int:
     """Remove preview files older than the maximum age; returns how many."""
-    folder = preview_folder()
-    limit = (time.time() if now is None else now) - preview_max_age()
+    return remove_old_files(preview_folder(), _NAME, preview_max_age(), now)
+
+
+def remove_old_files(folder: Path, name: re.Pattern[str], max_age: float,
+                     now: float | None = None) -> int:
+    """Remove the files of ``folder`` whose names match ``name`` and that are older than
+    ``max_age`` seconds; returns how many (another request may remove some at the same time)."""
+    limit = (time.time() if now is None else now) - max_age
     removed = 0
     try:
         entries = list(os.scandir(folder))
     except FileNotFoundError:
         return 0
     for entry in entries:
-        if not _NAME.fullmatch(entry.name):
+        if not name.fullmatch(entry.name):
             continue
         try:
             if entry.stat().st_mtime < limit:

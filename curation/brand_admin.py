@@ -24,7 +24,15 @@ from cards.brand_files import BrandOwnershipResource
 from cards.brands import BrandTable
 from cards.formats import FORMATS
 from cards.models import BrandOwnership, Slogan, SloganCard
-from cards.option_findings import OptionDismissals, dismiss, findings_of, load_cards
+from cards.option_checks import CardSides, OptionFinding, Side, year_of
+from cards.option_findings import (
+    OptionDismissals,
+    dismiss,
+    english_texts,
+    findings_of,
+    load_cards,
+)
+from curation.typed_slogans import typed_slogans
 from curation.write_checks import WriteChecks
 
 
@@ -71,8 +79,47 @@ def card_findings_context(card: SloganCard) -> list[dict[str, Any]]:
     if card.pk not in cards:
         return []
     found = findings_of(cards[card.pk], BrandTable.load(), OptionDismissals.load())
-    return [{"finding": f, "reason": reason, "ident": f"{f.slogan}|{f.field}|{f.check}"}
-            for f, reason in found]
+    return [_entry(f, reason, saved=True) for f, reason in found]
+
+
+def _entry(finding: OptionFinding, reason: str | None, *, saved: bool) -> dict[str, Any]:
+    """One finding as the page lists it; ``saved``: open on the stored card too, so its
+    dismiss page finds it (a finding only typed is dismissed after saving)."""
+    return {"finding": finding, "reason": reason, "saved": saved,
+            "ident": f"{finding.slogan}|{finding.field}|{finding.check}"}
+
+
+def typed_card_sides(post: Any, card: SloganCard | None) -> CardSides:
+    """The card's sides as the change form holds them (``post``), as the checks read them:
+    a side without its text, four options and the correct one is left out, as it is of
+    the stored catalogue (the form's own validation speaks for it)."""
+    typed = typed_slogans(post, card)
+    english = english_texts([s.stored.pk for s in typed if s.stored is not None])
+    sides = {}
+    for slogan in typed:
+        options = [text.strip() for text, _correct in slogan.options]
+        if slogan.text.strip() and all(options) and slogan.correct:
+            sides[slogan.side] = Side(
+                slogan.key, slogan.text.strip(), options, slogan.correct,
+                english.get(slogan.stored.pk, "") if slogan.stored is not None else "",
+                year_of(slogan.source))
+    return CardSides(card.key if card is not None else "", dict(sorted(sides.items())))
+
+
+def typed_findings_context(post: Any, card: SloganCard | None) -> tuple[int, list[dict[str, Any]]]:
+    """(how many sides were checked, the findings) of the card as typed, with the reasons
+    of the dismissals that still hold for the typed texts."""
+    sides = typed_card_sides(post, card)
+    table, dismissals = BrandTable.load(), OptionDismissals.load()
+    stored = load_cards([card.pk]).get(card.pk) if card is not None else None
+    on_stored = set()
+    if stored is not None:
+        stored_texts = {s.key: s.text for s in stored.sides.values()}
+        on_stored = {(f, stored_texts[f.slogan]) for f, reason in findings_of(stored, table, dismissals)
+                     if reason is None}
+    texts = {s.key: s.text for s in sides.sides.values()}
+    return len(sides.sides), [_entry(f, reason, saved=(f, texts[f.slogan]) in on_stored)
+                              for f, reason in findings_of(sides, table, dismissals)]
 
 
 def dismiss_option_view(model_admin: admin.ModelAdmin, request: HttpRequest,
@@ -125,11 +172,36 @@ class OptionFindingsMixin:
         return [path("<path:object_id>/dismiss-option-check/", view,
                      name="cards_slogancard_dismiss_option"), *super().get_urls()]  # type: ignore[misc]
 
-    def change_view(self, request, object_id, form_url="", extra_context=None):  # type: ignore[no-untyped-def]
-        card = SloganCard.objects.filter(pk=object_id).first() if str(object_id).isdigit() else None
-        extra = dict(extra_context or {})
-        if card is not None:
-            extra["option_findings"] = card_findings_context(card)
-            extra["option_findings_checked"] = True
-            extra["may_dismiss_options"] = self.has_change_permission(request, card)  # type: ignore[attr-defined]
-        return super().change_view(request, object_id, form_url, extra)  # type: ignore[misc]
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):  # type: ignore[no-untyped-def]
+        # A saved card's page lists the stored card's findings; a refused save's, the typed
+        # card's (the live preview's answer redraws them as the curator types).
+        card = SloganCard.objects.filter(pk=obj.pk).first() if obj is not None and obj.pk else None
+        if request.method == "POST":
+            checked, entries = typed_findings_context(request.POST, card)
+            context["option_findings_checked"] = checked > 0
+            context["option_findings"] = entries
+        elif card is not None:
+            context["option_findings_checked"] = True
+            context["option_findings"] = card_findings_context(card)
+        context["may_dismiss_options"] = card is not None and self.has_change_permission(request, card)  # type: ignore[attr-defined]
+        return super().render_change_form(request, context, add, change, form_url, obj)  # type: ignore[misc]
+
+    def typed_extras(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        """The live preview's answer carries the answer checks of the card as typed."""
+        card = obj if isinstance(obj, SloganCard) else None
+        may_dismiss = card is not None and self.has_change_permission(request, card)  # type: ignore[attr-defined]
+        checked, entries = typed_findings_context(request.POST, card)
+        findings = []
+        for entry in entries:
+            f = entry["finding"]
+            dismiss_url = ""
+            if may_dismiss and entry["saved"] and entry["reason"] is None:
+                dismiss_url = (reverse("admin:cards_slogancard_dismiss_option", args=[card.pk])  # type: ignore[union-attr]
+                               + "?" + urlencode({"finding": entry["ident"]}))
+            findings.append({"title": f.title, "slogan": f.slogan, "field": f.field,
+                             "message": f.message, "reason": entry["reason"] or "",
+                             "dismiss_url": dismiss_url,
+                             # open on the typed card only: dismissed once it is saved
+                             "unsaved": (not entry["saved"] and entry["reason"] is None
+                                         and (may_dismiss or card is None))})
+        return {"answer_checks": {"checked": checked, "findings": findings}}

@@ -7,8 +7,10 @@ that content type:
 - GET  ``<model>/preview/<language>/<key>/?side=back&release=3&width=240``: the PNG of a
   saved card (``release``: as it was in that release, drawn from the release's pack);
 - POST ``<model>/preview/``: the change form's unsaved data → JSON with the URLs of the
-  previews and the "does not fit" messages. CSRF-protected; it never saves (no form is
-  saved, no file is stored: uploads are not even read);
+  previews and the "does not fit" messages. CSRF-protected; it never saves a form. A
+  symbol tile's picture chosen on the form comes along once: checked as the save checks it
+  and kept for an hour in a folder of its own (``cards.pictures.keep_preview_picture``),
+  never among the tiles' pictures, for those who may add or change tiles;
 - GET  ``<model>/preview/typed/?d=…``: the PNG of such unsaved data, signed by the POST
   (the Content-Security-Policy allows images from this site only: no data: or blob: URLs).
 """
@@ -21,6 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.core import signing
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import models
 from django.db.models import Model
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.urls import path, reverse
@@ -136,6 +139,20 @@ def decks_note(model: type[Model], obj: Model | None, language: str,
             f"mark both slogans “{language}” to print it in every market.")
 
 
+def _picture_fields(model: Model | type[Model]) -> list[str]:
+    """The names of a model's picture fields (a symbol tile's ``image``)."""
+    return [f.name for f in model._meta.concrete_fields if isinstance(f, models.ImageField)]
+
+
+def _drawn_picture(digest: str) -> bytes | None:
+    """The bytes of a picture a typed preview names: one chosen on a form and kept for the
+    preview, or a stored tile's (each checked against its sha256)."""
+    from cards.pictures import preview_picture
+    from exports.packs import picture_bytes
+
+    return preview_picture(digest) or picture_bytes(digest)
+
+
 def typed_overrides(post: Any) -> dict[tuple[str, str], str]:
     """Translations typed into the change page's translations inline: (field, language) →
     text (rows marked for deletion left out)."""
@@ -153,11 +170,12 @@ def typed_overrides(post: Any) -> dict[tuple[str, str], str]:
 
 
 def item_from_form(model_admin: Any, request: HttpRequest, obj: Model | None, language: str,
-                   ) -> dict[str, Any] | None:
+                   picture: bytes | None = None) -> dict[str, Any] | None:
     """The pack-form item of a change form's unsaved data (``request.POST``, as the page
-    would send it; ``obj`` the stored card or None on an add page), in ``language``.
-    Nothing is saved and no upload is read."""
-    typed = CardPreviewMixin._typed_instance(model_admin, request, obj)
+    would send it; ``obj`` the stored card or None on an add page), in ``language``;
+    ``picture``: a tile's picture chosen on the form (checked, kept for the preview).
+    Nothing is saved."""
+    typed = CardPreviewMixin._typed_instance(model_admin, request, obj, picture)
     if model_admin.model._meta.model_name == "slogancard":
         return CardPreviewMixin._typed_slogans(model_admin, request, typed, language)
     return card_items.item_of(typed, language, typed_overrides(request.POST))
@@ -259,9 +277,11 @@ class CardPreviewMixin:
     # --- unsaved form data -------------------------------------------------------------
 
     @staticmethod
-    def _typed_instance(model_admin: Any, request: HttpRequest, obj: Model | None) -> Model:
+    def _typed_instance(model_admin: Any, request: HttpRequest, obj: Model | None,
+                        picture: bytes | None = None) -> Model:
         """The object with the form's typed values set on it (each field cleaned on its own;
-        a value that does not clean keeps the stored one). Never saved."""
+        a value that does not clean keeps the stored one), and a tile with the picture
+        chosen (or cleared) on the form. Never saved."""
         instance = obj if obj is not None else model_admin.model()
         form_class = model_admin.get_form(request, obj, change=obj is not None)
         form = form_class(instance=instance)
@@ -282,33 +302,21 @@ class CardPreviewMixin:
                     continue
                 value = raw.strip()[:MAX_TEXT]
             setattr(instance, name, value)
+        if hasattr(instance, "show_picture"):
+            if picture is not None:
+                instance.show_picture(picture)
+            elif any(request.POST.get(f"{name}-clear") for name in _picture_fields(instance)):
+                instance.show_picture(None)
         return instance
 
     @staticmethod
     def _typed_slogans(model_admin: Any, request: HttpRequest, card: Model | None, language: str
                        ) -> dict[str, Any]:
-        post = request.POST
-        stored = {s.side: s for s in card.slogans.all()} if card is not None and card.pk else {}
-        slogans = []
-        for n in range(2):
-            prefix = f"slogans-{n}-"
-            try:
-                side = int(post.get(prefix + "side") or n + 1)
-            except ValueError:
-                side = n + 1
-            slogan = stored.get(side)
-            correct = post.get(prefix + "correct", "")
-            options = [(post.get(f"{prefix}option_{k}", "")[:MAX_TEXT], correct == str(k))
-                       for k in range(1, 5)]
-            if not any(post.get(prefix + name) for name in ("text", "option_1")) and slogan is not None:
-                options = [(o.text, o.is_correct) for o in slogan.options.order_by("position")]
-                text, keep = slogan.text, slogan.keep_german
-            else:
-                text = post.get(prefix + "text", "")[:MAX_TEXT]
-                keep = bool(post.get(prefix + "keep_german"))
-            key = post.get(prefix + "key") or (slogan.key if slogan is not None else f"slogan-{side}")
-            slogans.append(((key, text, keep, options, {}), slogan))
-        key = post.get("key") or (getattr(card, "key", "") or "new-card")
+        from curation.typed_slogans import typed_slogans
+
+        slogans = [((s.key, s.text, s.keep_german, s.options, {}), s.stored)
+                   for s in typed_slogans(request.POST, card)]  # type: ignore[arg-type]
+        key = request.POST.get("key") or (getattr(card, "key", "") or "new-card")
         return card_items.slogan_card_item(key, slogans, language)
 
     def form_preview_view(self, request: HttpRequest) -> HttpResponse:
@@ -324,18 +332,64 @@ class CardPreviewMixin:
             obj = self.get_object(request, object_id)  # type: ignore[attr-defined]
             if obj is None:
                 return JsonResponse({"error": "This card is no longer there."}, status=404)
-        languages = _languages(post.getlist("_preview_language"))
         try:
             width = int(post.get("_preview_width", PAGE_WIDTH))
         except ValueError:
             width = PAGE_WIDTH
         width = max(preview.MIN_WIDTH, min(preview.MAX_WIDTH, width))
+        picture, about_picture = self._chosen_picture(request, obj)
+        answer = self.typed_answer(request, obj, _languages(post.getlist("_preview_language")),
+                                   width, picture)
+        return JsonResponse({**answer, **about_picture, **self.typed_extras(request, obj)})
+
+    def _chosen_picture(self, request: HttpRequest, obj: Model | None
+                        ) -> tuple[bytes | None, dict[str, str]]:
+        """A tile's picture chosen on the form, not saved: the file sent with this request
+        (checked as the save checks it, then kept for the preview under its sha256), or the
+        sha256 of one kept before (``_preview_picture``). Returns its bytes and, for the
+        page, its sha256 (``picture``) or why it cannot be drawn (``picture_error``)."""
+        from cards.pictures import keep_preview_picture, preview_picture
+
+        fields = _picture_fields(self.model)
+        if not fields:
+            return None, {}
+        may_edit = (self.has_add_permission(request) if obj is None  # type: ignore[attr-defined]
+                    else self.has_change_permission(request, obj))  # type: ignore[attr-defined]
+        if not may_edit:
+            return None, {}  # who may only look at a tile has no picture to try
+        upload = next((request.FILES[name] for name in fields if name in request.FILES), None)
+        if upload is not None:
+            try:
+                digest = keep_preview_picture(upload)
+            except ValidationError as exc:
+                return None, {"picture_error": f"The chosen picture cannot be used: {' '.join(exc.messages)}"}
+            return preview_picture(digest), {"picture": digest}
+        digest = request.POST.get("_preview_picture", "")
+        if not digest:
+            return None, {}
+        data = preview_picture(digest)
+        if data is None:
+            return None, {"picture_error": "The chosen picture is no longer kept for the preview: "
+                                           "choose the file again."}
+        return data, {"picture": digest}
+
+    def typed_extras(self, request: HttpRequest, obj: Model | None) -> dict[str, Any]:
+        """More of the live preview's answer, for an admin that checks more while typing."""
+        return {}
+
+    def typed_answer(self, request: HttpRequest, obj: Model | None, languages: list[str],
+                     width: int, picture: bytes | None = None) -> dict[str, Any]:
+        """What the preview shows for the change form as ``request.POST`` holds it (``obj``:
+        the stored card, None on an add page): {"previews", "problems", "notice", "absent",
+        "decks"}. The live preview's answer, and a refused save's page, which starts from
+        what was typed, not from the stored card."""
+        post = request.POST
         game = str(self.model.GAME)  # type: ignore[attr-defined]
         url = reverse(f"admin:{self.model._meta.app_label}_{self.model._meta.model_name}_typed_preview")
         previews, problems, notices = [], [], []
         absent, decks = [], []
         for language in languages:
-            item = item_from_form(self, request, obj, language)
+            item = item_from_form(self, request, obj, language, picture)
             if item is None:
                 continue
             note = decks_note(self.model, obj, language, post)
@@ -354,7 +408,8 @@ class CardPreviewMixin:
                          for m in preview.item_problems(item, language)]
             for side in preview.SIDES:
                 try:
-                    preview.card_preview(game, item, language, side=side, width_px=width)
+                    preview.card_preview(game, item, language, side=side, width_px=width,
+                                         pictures=_drawn_picture)
                 except PreviewError as exc:
                     # Not a "does not fit": the card is incomplete, the same in every language.
                     notices.append(str(exc))
@@ -364,8 +419,8 @@ class CardPreviewMixin:
                 previews.append({"language": language, "side": side, "url": f"{url}?d={signed}",
                                  "alt": preview.alt_text(item, language, side)})
         notice = " ".join(dict.fromkeys(notices))  # each reason once, not once per language
-        return JsonResponse({"previews": previews, "problems": problems, "notice": notice,
-                             "absent": absent, "decks": decks})
+        return {"previews": previews, "problems": problems, "notice": notice,
+                "absent": absent, "decks": decks}
 
     def typed_preview_view(self, request: HttpRequest) -> HttpResponse:
         self._may_view(request)
@@ -383,7 +438,8 @@ class CardPreviewMixin:
             return _problem("This preview belongs to another game.", 400)
         try:
             return _png(preview.card_preview(data["g"], data["i"], data["l"], side=data["s"],
-                                             width_px=data["w"]), immutable=True)
+                                             width_px=data["w"], pictures=_drawn_picture),
+                        immutable=True)
         except PreviewError as exc:
             return _problem(str(exc), 422)
 
@@ -391,8 +447,21 @@ class CardPreviewMixin:
 
     def _preview_context(self, request: HttpRequest, obj: Model | None) -> dict[str, Any]:
         opts = self.model._meta
-        languages = settings.KARTOTHEK_LANGUAGES
         shown = _languages(request.GET.getlist("preview_language"))
+        if request.method == "POST":
+            shots = self._typed_shots(request, obj, shown)
+        else:
+            shots = self._stored_shots(obj, shown)
+        return {"card_preview": {
+            "post_url": reverse(f"admin:{opts.app_label}_{opts.model_name}_form_preview"),
+            "object_id": obj.pk if obj is not None else "",
+            "languages": settings.KARTOTHEK_LANGUAGES, "shown": shown, **shots,
+            "width": PAGE_WIDTH, "height": preview.height_for(PAGE_WIDTH),
+        }}
+
+    def _stored_shots(self, obj: Model | None, shown: list[str]) -> dict[str, Any]:
+        """The card as it is stored: its saved previews' URLs and what does not fit."""
+        opts = self.model._meta
         initial, problems, absent, decks = [], [], [], []
         if obj is not None and getattr(obj, "key", None):
             for language in shown:
@@ -413,24 +482,25 @@ class CardPreviewMixin:
                                     "url": reverse(f"admin:{opts.app_label}_{opts.model_name}_card_preview",
                                                    args=[language, obj.key])
                                     + f"?side={side}&width={PAGE_WIDTH}"})
-        return {"card_preview": {
-            "post_url": reverse(f"admin:{opts.app_label}_{opts.model_name}_form_preview"),
-            "object_id": obj.pk if obj is not None else "",
-            "languages": languages, "shown": shown, "initial": initial, "problems": problems,
-            "absent": absent, "decks": decks,
-            "width": PAGE_WIDTH, "height": preview.height_for(PAGE_WIDTH),
-        }}
+        return {"initial": initial, "problems": problems, "absent": absent, "decks": decks,
+                "notice": ""}
 
-    def change_view(self, request, object_id, form_url="", extra_context=None):  # type: ignore[no-untyped-def]
-        obj = self.get_object(request, object_id)  # type: ignore[attr-defined]
-        context = {**(extra_context or {})}
-        if obj is not None:
+    def _typed_shots(self, request: HttpRequest, obj: Model | None, shown: list[str]
+                     ) -> dict[str, Any]:
+        """A refused save's page: the card as typed (the POST), as the live preview drew it."""
+        if obj is not None and obj.pk:
+            # the form's validation set the valid typed values on ``obj``: start from the row
+            obj = self.model._default_manager.filter(pk=obj.pk).first()
+        answer = self.typed_answer(request, obj, shown, PAGE_WIDTH)
+        return {"initial": answer["previews"], "problems": answer["problems"],
+                "absent": answer["absent"], "decks": answer["decks"], "notice": answer["notice"]}
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):  # type: ignore[no-untyped-def]
+        # Here, not in change_view: only a page that is shown (a GET, or a refused save)
+        # draws its preview, and a refused save draws what was typed.
+        if add or obj is not None:
             context.update(self._preview_context(request, obj))
-        return super().change_view(request, object_id, form_url, context)  # type: ignore[misc]
-
-    def add_view(self, request, form_url="", extra_context=None):  # type: ignore[no-untyped-def]
-        context = {**(extra_context or {}), **self._preview_context(request, None)}
-        return super().add_view(request, form_url, context)  # type: ignore[misc]
+        return super().render_change_form(request, context, add, change, form_url, obj)  # type: ignore[misc]
 
     # --- the list column ---------------------------------------------------------------
 

@@ -5,10 +5,14 @@ cards) and Sauschwer (objects): ``ContentAdmin`` with each type's columns and fo
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.db.models import Max
+from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
@@ -40,8 +44,22 @@ class ConceptCardAdmin(PlayDifficultyMixin, ContentAdmin):
     fields = ("text", "key", "created_at", "updated_at")
 
 
+class SuggestsNextPosition:
+    """An add page suggests the next position after the highest one, so a new tile, symbol
+    or colour goes to the end without looking the list up first (the curator may change it)."""
+
+    model: Any
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        initial = super().get_changeform_initial_data(request)  # type: ignore[misc]
+        if "position" not in initial:
+            highest = self.model._default_manager.aggregate(highest=Max("position"))["highest"]
+            initial["position"] = (highest or 0) + 1
+        return initial
+
+
 @admin.register(SymbolTile)
-class SymbolTileAdmin(ContentAdmin):
+class SymbolTileAdmin(SuggestsNextPosition, ContentAdmin):
     resource_classes = [resources.SymbolTileResource]
     list_display = ("thumbnail", "name", "key", "position", "is_extra")
     list_display_links = ("thumbnail", "name")
@@ -64,6 +82,14 @@ class SymbolTileAdmin(ContentAdmin):
 
     @admin.display(description="picture")
     def preview(self, tile: SymbolTile):  # type: ignore[no-untyped-def]
+        if tile.image and not tile.image._committed:
+            # A refused save: the file chosen was not stored (the browser forgets it too).
+            stored = SymbolTile.objects.filter(pk=tile.pk).first() if tile.pk else None
+            shown = self.preview(stored) if stored is not None else ""
+            return format_html(
+                '{}<p class="tile-picture-unsaved" role="note">The picture you chose ({}) was '
+                'not saved, because the form has errors: choose the file again before you '
+                'save.</p>', shown, Path(tile.image.name).name)
         if not tile.image:
             return "—"
         return format_html(
@@ -100,7 +126,7 @@ def sign_face(symbol: SignSymbol, colour: SignColour, size: int = 36):  # type: 
 
 
 @admin.register(SignSymbol)
-class SignSymbolAdmin(ContentAdmin):
+class SignSymbolAdmin(SuggestsNextPosition, ContentAdmin):
     resource_classes = [resources.SignSymbolResource]
     list_display = ("shape", "name", "key", "icon", "position")
     list_display_links = ("shape", "name")
@@ -135,7 +161,7 @@ class SignColourForm(forms.ModelForm):
 
 
 @admin.register(SignColour)
-class SignColourAdmin(ContentAdmin):
+class SignColourAdmin(SuggestsNextPosition, ContentAdmin):
     form = SignColourForm
     resource_classes = [resources.SignColourResource]
     list_display = ("swatch", "name", "key", "hex", "mark", "position")

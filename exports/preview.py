@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -48,6 +48,9 @@ MIN_WIDTH, MAX_WIDTH = 48, 1000
 SIDES = ("front", "back")
 CACHE_SECONDS = 24 * 3600
 OPTIONS = DeckOptions(layout="single", bleed=0.0, contents_page=False)
+
+Pictures = Callable[[str], bytes | None]  # sha256 -> the picture's bytes, None if unknown
+
 
 class PreviewError(Exception):
     """The card cannot be drawn (incomplete, a glyph no font has, unknown key…); the message
@@ -116,14 +119,15 @@ def _pack_of(game: str, item: Mapping[str, Any], language: str) -> dict[str, Any
             "body": body}
 
 
-def _render_pdf(game: str, item: Mapping[str, Any], language: str, side: str) -> bytes:
+def _render_pdf(game: str, item: Mapping[str, Any], language: str, side: str,
+                pictures: Pictures | None = None) -> bytes:
     """The one-page PDF of one side of the card (the deck renderer, trim size, no bleed)."""
     from exports.errors import PackError
     from exports.pdf import DeckError, DeckRenderer
 
     pack = _pack_of(game, item, language)
     try:
-        renderer = DeckRenderer(pack, OPTIONS)
+        renderer = DeckRenderer(pack, OPTIONS, pictures=pictures)
     except DeckError as exc:
         raise PreviewError(" ".join(exc.problems)) from None
     except (PackError, KeyError, ValueError, TypeError) as exc:
@@ -170,12 +174,13 @@ def rasterise(pdf: bytes, width_px: int) -> bytes:
 
 
 def card_preview(game: str, item: dict[str, Any], language: str, *, side: str = "front",
-                 width_px: int = DEFAULT_WIDTH) -> bytes:
+                 width_px: int = DEFAULT_WIDTH, pictures: Pictures | None = None) -> bytes:
     """One side of one card as PNG bytes, ``width_px`` wide, drawn as the deck prints it.
 
     ``item`` is a pack-form item (see the module docstring). Cached by ``content_hash``: the
     same card, language, side and width are drawn once. PreviewError (with a message for the
-    curator) when the card cannot be drawn.
+    curator) when the card cannot be drawn. ``pictures``: where the bytes of a picture the
+    item names by sha256 come from (default: the stored tiles and packs), checked against it.
     """
     if side not in SIDES:
         raise PreviewError(f"A card has a front and a back, not a '{side}'.")
@@ -186,7 +191,7 @@ def card_preview(game: str, item: dict[str, Any], language: str, *, side: str = 
     found = cache.get(key)
     if found is not None:
         return bytes(found)
-    png = rasterise(_render_pdf(game, item, language, side), width_px)
+    png = rasterise(_render_pdf(game, item, language, side, pictures), width_px)
     cache.set(key, png, CACHE_SECONDS)
     return png
 

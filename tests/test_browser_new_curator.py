@@ -12,9 +12,20 @@ from pathlib import Path
 import openpyxl
 import pytest
 from django.urls import reverse
+from PIL import Image as PILImage
 from playwright.sync_api import expect
 
-from cards.models import ConceptCard, SauschwerObject, Slogan, SloganCard, Translation
+from cards.models import (
+    BrandOwnership,
+    ConceptCard,
+    SauschwerObject,
+    Slogan,
+    SloganCard,
+    SloganOption,
+    SymbolTile,
+    Translation,
+)
+from cards.pictures import render_icon
 from exports.models import Release
 from tests.test_browser_curator_fit import BROKEN_WORDS
 
@@ -437,3 +448,118 @@ def test_11_dates_follow_the_browsers_language(live_server, browser):
     assert "a.m." not in history and "p.m." not in history
     shot(page, "11-german-dates")
     context.close()
+
+
+# --- issue 37: the previews start from what was typed (points 3, 9, 10) ------------------
+
+# "аusgesprochen" begins with a Cyrillic а (pasted from somewhere): the save refuses it
+LOOK_ALIKE = ("Ein \u0430usgesprochen langer Begriff, der mit jedem weiteren Wort noch länger "
+              "wird und auf keine Zeile passt")
+
+
+def test_37_03_a_refused_save_previews_what_was_typed(live_server, carla):
+    page = carla
+    concept = ConceptCard.objects.order_by("key").first()
+    page.goto(f"{live_server.url}{reverse('admin:cards_conceptcard_change', args=[concept.pk])}")
+    status = page.locator("#card-preview [role=status]")
+    expect(status).to_contain_text("Every text fits the card.")
+    page.fill("#id_text", LOOK_ALIKE)
+    expect(status).to_contain_text("Does not fit", timeout=3000)
+    page.click("input[name=_continue]")
+    page.wait_for_load_state("load")
+    expect(page.locator("div.form-row.field-text .errorlist")).to_contain_text(
+        "mixes Cyrillic and Latin")
+    # the page starts from what was typed: the long text drawn, and that it does not fit
+    expect(status).to_contain_text("DE: Does not fit")
+    expect(status).not_to_contain_text("Every text fits")
+    front = page.locator('#card-preview figure[data-lang="de"][data-side="front"] img')
+    assert "usgesprochen langer Begriff" in front.get_attribute("alt")
+    page.wait_for_function("() => [...document.querySelectorAll('#card-preview img')]"
+                           ".every(i => i.complete && i.naturalWidth > 0)")
+    assert page.input_value("#id_text") == LOOK_ALIKE
+    assert ConceptCard.objects.get(pk=concept.pk).text == concept.text  # nothing saved
+    shot(page, "37-03-refused-save-preview", full=True)
+
+
+def test_37_09_a_new_symbol_tile_gets_a_position_and_its_picture_before_saving(
+        live_server, carla, tmp_path):
+    page = carla
+    picture = tmp_path / "sonnenblume.png"
+    picture.write_bytes(render_icon("flower", size=256, ink="#d01010"))  # a red flower
+    highest = max(SymbolTile.objects.values_list("position", flat=True))
+    page.goto(f"{live_server.url}/admin/")
+    page.click("#content-main >> text=Symbol tiles")
+    page.click(".object-tools a.addlink")
+    assert page.input_value("#id_position") == str(highest + 1)
+    page.locator("#id_name").press_sequentially("Sonnenblume")
+    front = page.locator('#card-preview figure[data-lang="de"][data-side="front"] img')
+    expect(front).to_have_attribute("alt", re.compile("Sonnenblume"), timeout=3000)
+    before = front.get_attribute("src")
+    page.set_input_files("#id_image", str(picture))
+    page.wait_for_function("before => document.querySelector("
+                           "'#card-preview figure[data-lang=\"de\"][data-side=\"front\"] img')"
+                           ".src.indexOf(before) < 0", arg=before, timeout=5000)
+    drawn = page.request.get(front.evaluate("img => img.src"))
+    assert drawn.ok and _red_pixels(drawn.body()) > 200  # the chosen picture, on the card
+    assert not SymbolTile.objects.filter(name="Sonnenblume").exists()  # nothing saved
+    page.locator("#card-preview").scroll_into_view_if_needed()
+    shot(page, "37-09-tile-picture-before-saving")
+
+    # a position another tile has: refused; the page says to choose the file again
+    page.fill("#id_position", "1")
+    page.fill("#id_image_source", "Eigenes Foto")
+    page.fill("#id_image_licence", "CC0-1.0")
+    page.click("input[name=_save]")
+    page.wait_for_load_state("load")
+    expect(page.locator(".errornote")).to_be_visible()
+    note = page.locator(".field-preview .tile-picture-unsaved")
+    expect(note).to_contain_text("The picture you chose (sonnenblume.png) was not saved")
+    expect(note).to_contain_text("choose the file again")
+    page.wait_for_function("() => [...document.querySelectorAll('img')]"
+                           ".every(i => i.complete && i.naturalWidth > 0)")
+    assert not SymbolTile.objects.filter(name="Sonnenblume").exists()
+    note.scroll_into_view_if_needed()
+    shot(page, "37-09-tile-refused-upload")
+    # chosen again, it saves
+    page.fill("#id_position", str(highest + 1))
+    page.set_input_files("#id_image", str(picture))
+    page.click("input[name=_save]")
+    assert "was added successfully" in _success(page)
+    assert SymbolTile.objects.get(name="Sonnenblume").image_width == 256
+
+
+def _red_pixels(png: bytes) -> int:
+    image = PILImage.open(io.BytesIO(png)).convert("RGB")
+    return sum(n for n, (r, g, b) in image.getcolors(1 << 20) if r > 180 and g < 80 and b < 80)
+
+
+def test_37_10_answer_checks_appear_while_typing(live_server, carla):
+    page = carla
+    BrandOwnership.objects.create(brand="Saturn", group="Ceconomy", source="https://example.org/s")
+    card = SloganCard.objects.get(key="karte-001")
+    page.goto(f"{live_server.url}{reverse('admin:cards_slogancard_change', args=[card.pk])}")
+    checks = page.get_by_role("region", name="Answer checks")
+    expect(checks).not_to_contain_text("Option from the answer's company group")
+    side = next(n for n in (0, 1)
+                if page.input_value(f"#id_slogans-{n}-text") == "Ich bin doch nicht blöd!")
+    option = page.locator(f"#id_slogans-{side}-option_1")
+    original = option.input_value()
+    option.fill("Saturn")
+    expect(checks).to_contain_text("Open: Option from the answer's company group", timeout=3000)
+    expect(checks).to_contain_text("“Saturn” and the answer “Media Markt”")
+    expect(checks).to_contain_text("not saved yet: save the card to dismiss it")
+    assert SloganOption.objects.filter(text="Saturn").count() == 0  # nothing saved
+    checks.scroll_into_view_if_needed()
+    shot(page, "37-10-answer-checks-while-typing", full=True)
+    option.fill(original)
+    expect(checks).not_to_contain_text("Option from the answer's company group", timeout=3000)
+
+    # a new card: no box until a slogan is complete, then its findings as typed
+    page.goto(f"{live_server.url}{reverse('admin:cards_slogancard_add')}")
+    expect(checks).to_be_hidden()
+    page.fill("#id_slogans-0-text", "Ich bin doch nicht blöd!")
+    for n, brand in enumerate(("Saturn", "Conrad", "Media Markt", "Expert"), start=1):
+        page.fill(f"#id_slogans-0-option_{n}", brand)
+    page.check("input[name='slogans-0-correct'][value='3']")
+    expect(checks).to_contain_text("Open: Option from the answer's company group", timeout=3000)
+    expect(checks).to_contain_text("not saved yet: save the card to dismiss it")

@@ -120,9 +120,9 @@ def test_an_unchanged_card_is_drawn_once_and_a_changed_one_again(mini_catalogue,
     drawn: list[str] = []
     real = preview._render_pdf
 
-    def counting(game, item, language, side):  # the real renderer, counted
+    def counting(game, item, language, side, pictures=None):  # the real renderer, counted
         drawn.append(item["entry"]["key"])
-        return real(game, item, language, side)
+        return real(game, item, language, side, pictures)
 
     monkeypatch.setattr(preview, "_render_pdf", counting)
     egg = SauschwerObject.objects.get(key="ein-huehnerei")

@@ -27,7 +27,8 @@ def _form(client) -> dict:
 def test_the_empty_add_slogan_card_form_has_no_findings_and_asks_to_fill_in_the_card(mini_catalogue, su):
     answer = su.post(PREVIEW, _form(su)).json()
     assert answer == {"previews": [], "problems": [], "absent": [], "decks": [],
-                      "notice": "Fill in the card to see its preview."}
+                      "notice": "Fill in the card to see its preview.",
+                      "answer_checks": {"checked": 0, "findings": []}}
 
 
 def test_an_incomplete_slogan_card_says_why_once_and_never_that_empty_options_repeat(mini_catalogue, su):

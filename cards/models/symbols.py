@@ -118,6 +118,15 @@ class SymbolTile(Content):
                 self._set_picture_fingerprint(data)
         super().save(*args, **kwargs)
 
+    def show_picture(self, data: bytes | None) -> None:
+        """Carry the fingerprint of a picture chosen on the form (None: cleared) but not
+        saved, so that a preview of this unsaved tile draws it; the picture field is left
+        as it is, and nothing is stored."""
+        if data is None:
+            self.image_sha256, self.image_width, self.image_height = "", None, None
+        else:
+            self._set_picture_fingerprint(data)
+
     def _set_picture_fingerprint(self, data: bytes) -> None:
         self.image_sha256 = hashlib.sha256(data).hexdigest()
         with Image.open(io.BytesIO(data)) as picture:

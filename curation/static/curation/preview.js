@@ -1,6 +1,7 @@
 /* Card previews (curation/card_previews.py): the change page's print preview follows the form as
-   the curator types, list thumbnails, and the translation editor's rows. A static file: the
-   Content-Security-Policy allows no inline script. */
+   the curator types (a tile's chosen picture too, and a slogan card's answer checks), list
+   thumbnails, and the translation editor's rows. A static file: the Content-Security-Policy
+   allows no inline script. */
 (function () {
   "use strict";
 
@@ -55,6 +56,50 @@
     area.appendChild(list);
   }
 
+  function textNode(text) { return document.createTextNode(text); }
+
+  function element(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) { node.className = className; }
+    if (text) { node.textContent = text; }
+    return node;
+  }
+
+  /* A slogan card's answer checks (templates/admin/cards/slogancard_change_form.html), as the
+     live preview's answer finds them on the card as typed. */
+  function showAnswerChecks(checks) {
+    var area = document.querySelector("[data-option-findings]");
+    if (!area) { return; }
+    area.closest("section").hidden = !checks.checked; // nothing to check yet: no empty box
+    area.textContent = "";
+    if (!checks.findings.length) {
+      area.appendChild(element("p", "", area.dataset.none));
+      return;
+    }
+    var list = document.createElement("ul");
+    checks.findings.forEach(function (f) {
+      var item = element("li", "option-finding" + (f.reason ? " option-finding-dismissed" : ""));
+      item.appendChild(element("strong", "", (f.reason ? "Dismissed: " : "Open: ") + f.title));
+      item.appendChild(textNode(" — "));
+      item.appendChild(element("code", "", f.slogan));
+      item.appendChild(textNode(", " + f.field + ": " + f.message + " "));
+      if (f.reason) {
+        item.appendChild(document.createElement("br"));
+        item.appendChild(element("em", "", "Reason:"));
+        item.appendChild(textNode(" " + f.reason));
+      } else if (f.dismiss_url) {
+        var link = element("a", "", "Dismiss");
+        link.href = f.dismiss_url;
+        link.appendChild(element("span", "visually-hidden", " " + f.title + " on " + f.slogan + " " + f.field));
+        item.appendChild(link);
+      } else if (f.unsaved) {
+        item.appendChild(element("em", "option-finding-unsaved", "(not saved yet: save the card to dismiss it)"));
+      }
+      list.appendChild(item);
+    });
+    area.appendChild(list);
+  }
+
   function changePage(panel) {
     var form = panel.closest("form");
     if (!form) { return; }
@@ -66,6 +111,9 @@
     var height = firstImg ? firstImg.height : Math.round(width * 88 / 63);
     var timer = null;
     var sent = 0;
+    // A picture chosen in a file input goes to the server once; later requests name it by
+    // the sha256 the server kept it under (input name -> {file, digest, error}).
+    var pictures = {};
 
     function languages() {
       return Array.prototype.filter.call(
@@ -77,7 +125,21 @@
       var data = new FormData(form);
       var files = [];
       data.forEach(function (value, name) { if (value instanceof File) { files.push(name); } });
-      files.forEach(function (name) { data.delete(name); }); // pictures are never sent
+      files.forEach(function (name) { data.delete(name); }); // pictures go once, below
+      var sending = null;
+      var refused = "";
+      form.querySelectorAll("input[type=file]").forEach(function (input) {
+        var file = input.files && input.files[0];
+        var kept = pictures[input.name];
+        if (!file) { delete pictures[input.name]; return; }
+        if (kept && kept.file === file) {
+          if (kept.digest) { data.append("_preview_picture", kept.digest); }
+          refused = kept.error || refused;
+          return;
+        }
+        data.append(input.name, file);
+        sending = { name: input.name, file: file };
+      });
       ["_save", "_continue", "_addanother"].forEach(function (name) { data.delete(name); });
       data.append("_preview_object_id", panel.dataset.objectId || "");
       data.append("_preview_width", String(width));
@@ -92,6 +154,10 @@
       }).then(function (response) {
         return response.json();
       }).then(function (answer) {
+        if (sending) {
+          pictures[sending.name] = { file: sending.file, digest: answer.picture || "",
+                                     error: answer.picture_error || "" };
+        }
         if (number !== sent) { return; } // an older answer after a newer request
         var empty = box.querySelector("[data-preview-empty]");
         if (empty && answer.previews && answer.previews.length) { empty.remove(); }
@@ -141,6 +207,11 @@
           if (placeholder) { placeholder.remove(); }
         }
         showProblems(area, answer.problems || [], (answer.previews || []).length > 0);
+        if (answer.answer_checks) { showAnswerChecks(answer.answer_checks); }
+        var pictureError = answer.picture_error || refused;
+        if (pictureError) {
+          area.insertBefore(element("p", "card-preview-warning", pictureError), area.firstChild);
+        }
         if (answer.notice) {
           box.querySelectorAll("figure").forEach(function (figure) { figure.remove(); });
           var hint = box.querySelector("[data-preview-empty]");
@@ -167,7 +238,6 @@
 
     function later(event) {
       if (event.target.closest && event.target.closest("#card-preview")) { return; }
-      if (event.target.type === "file") { return; }
       window.clearTimeout(timer);
       timer = window.setTimeout(refresh, DELAY);
     }
