@@ -314,6 +314,15 @@ class ContentAdmin(CuratorWordsMixin, SafeImportMixin, CardPreviewMixin, WriteCh
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("translations")
 
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):  # type: ignore[no-untyped-def]
+        # A refused save's heading and breadcrumb name the card as stored: the form has put
+        # the typed (refused) text into ``obj`` while checking it.
+        if change and obj is not None and obj.pk and request.method == "POST":
+            stored = type(obj)._default_manager.filter(pk=obj.pk).first()
+            if stored is not None:
+                context.update(subtitle=str(stored), original=stored)
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
     def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
         # A saved card's key is fixed: imports match rows on it. Read-only fields are not
         # in the form, so a forged POST cannot change it either.

@@ -139,3 +139,16 @@ def test_a_conflict_met_while_writing_is_a_form_error_that_keeps_the_typing(carl
     card.refresh_from_db()
     assert card.text == "Oma"
     assert Translation.objects.get(pk=translation_pk).text != "Grandmother (typed)"
+
+
+def test_a_refused_saves_heading_and_breadcrumb_name_the_card_as_stored(carla):
+    card = ConceptCard.objects.get(key="oma")
+    url = reverse("admin:cards_conceptcard_change", args=[card.pk])
+    data = _read_form(carla, url)
+    data["text"] = "x" * 500  # too long: refused
+    page = carla.post(url, data).content.decode()
+    assert "Please correct the error below." in page
+    heading = re.search(r"<h2>(.*?)</h2>", page, re.S).group(1)
+    assert heading.strip() == "Oma"
+    breadcrumbs = page[page.index('class="breadcrumbs"'):][:2000]
+    assert "xxxx" not in breadcrumbs and "Oma" in breadcrumbs
