@@ -563,3 +563,101 @@ def test_37_10_answer_checks_appear_while_typing(live_server, carla):
     page.check("input[name='slogans-0-correct'][value='3']")
     expect(checks).to_contain_text("Open: Option from the answer's company group", timeout=3000)
     expect(checks).to_contain_text("not saved yet: save the card to dismiss it")
+
+
+# --- issue 37: items 1, 4, 6, 8 and 11 ---------------------------------------------------------
+
+
+def test_37_01_renaming_a_card_and_fixing_its_english_is_one_save(live_server, carla):
+    """The normal workflow (German text and English translation changed together, one click on
+    Save) saves both; it answered 500 and lost the typing."""
+    page = carla
+    oma = ConceptCard.objects.get(key="oma")
+    page.goto(f"{live_server.url}{reverse('admin:cards_conceptcard_change', args=[oma.pk])}")
+    page.locator("#id_text").fill("Großmutter")
+    page.locator("textarea.translation-text").first.fill("Granny")
+    shot(page, "37-01-rename-and-fix-english")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.locator(".messagelist")).to_contain_text("was changed successfully")
+    oma.refresh_from_db()
+    row = oma.translations.get(language="en", field="text")
+    assert (oma.text, row.text, row.state) == ("Großmutter", "Granny", "translated")
+
+
+def test_37_04_list_cells_keep_every_word_whole(live_server, carla):
+    page = carla
+    page.goto(f"{live_server.url}{reverse('admin:cards_sauschwerobject_changelist')}")
+    assert page.evaluate(BROKEN_WORDS, "#result_list tbody td, #result_list tbody th") == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
+    shot(page, "37-04-list-whole-words")
+
+
+def test_37_06_a_curator_finds_the_cards_players_find_hard_and_reads_why(live_server, carla):
+    """The statistics are where a curator looks: a filter in the list and a sentence on the
+    card's page (there was only an unexplained "difficulty in play" dash)."""
+    from games.models import CardPlayStat
+
+    page = carla
+    hard = ConceptCard.objects.order_by("key").first()
+    CardPlayStat.objects.create(game="symbols", key=hard.key, played=5, right=1, wrong=4, hints=3)
+    page.goto(f"{live_server.url}{reverse('admin:cards_conceptcard_changelist')}")
+    expect(page.locator("#result_list")).to_contain_text("not played yet")
+    page.get_by_role("link", name="Hard: solved in fewer than half of its rounds").click()
+    expect(page.locator("#result_list tbody tr")).to_have_count(1)
+    expect(page.locator("#result_list tbody tr")).to_contain_text(hard.text)
+    shot(page, "37-06-hard-cards-filter")
+    page.locator("#result_list tbody tr a").first.click()
+    statistics = page.locator(".field-play_statistics")
+    expect(statistics).to_contain_text("The secret concept in 5 rounds: solved in 1 (20 %).")
+    expect(statistics).to_contain_text("games of bots never count")
+    statistics.scroll_into_view_if_needed()
+    shot(page, "37-06-card-in-play")
+
+
+def test_37_08_a_taken_key_names_its_card_and_the_key_follows_the_text_after_the_refusal(
+        live_server, carla):
+    page = carla
+    page.goto(f"{live_server.url}/admin/cards/slogancard/add/")
+    slogans = [("Just do it.", ["Adidas", "Puma", "Reebok", "Nike"], 4),
+               ("… wäscht so weiß.", ["Ariel", "Persil", "Omo", "Dash"], 2)]
+    for n, (text, options, correct) in enumerate(slogans):
+        page.locator(f"#id_slogans-{n}-text").press_sequentially(text)
+        for i, option in enumerate(options, start=1):
+            page.fill(f"#id_slogans-{n}-option_{i}", option)
+        page.check(f"input[name='slogans-{n}-correct'][value='{correct}']")
+        page.fill(f"#id_slogans-{n}-source", "Werbung")
+        page.fill(f"#id_slogans-{n}-markets", "de")
+    assert page.input_value("#id_slogans-0-key") == "just-do-it"
+    page.click("input[name=_save]")
+    taken = Slogan.objects.get(key="just-do-it")
+    message = f"The slogan “Just do it.” on card {taken.card.key} already has the key just-do-it"
+    expect(page.locator("#content-main")).to_contain_text(message)
+    page.locator(".errorlist", has_text="already has the key").first.scroll_into_view_if_needed()
+    shot(page, "37-08-taken-key-named")
+    text = page.locator("#id_slogans-0-text")
+    text.fill("")
+    text.press_sequentially("Einfach machen.")
+    assert page.input_value("#id_slogans-0-key") == "einfach-machen"
+    page.click("input[name=_save]")
+    expect(page.locator(".messagelist")).to_contain_text("was added successfully")
+    assert Slogan.objects.filter(key="einfach-machen").exists()
+
+
+def test_37_11_english_dates_the_cards_page_and_brand_owners_read_right(live_server, carla):
+    page = carla
+    oma = ConceptCard.objects.get(key="oma")
+    page.goto(f"{live_server.url}{reverse('admin:cards_conceptcard_history', args=[oma.pk])}")
+    history = page.locator("#change-history").inner_text()
+    assert re.search(r"\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d", history), history
+    assert "a.m." not in history and "p.m." not in history
+    page.goto(f"{live_server.url}/admin/cards/")
+    expect(page.locator("h1")).to_have_text("Cards")
+    shot(page, "37-11-cards-page")
+    page.goto(f"{live_server.url}{reverse('admin:cards_brandownership_changelist')}")
+    assert page.locator("#changelist-filter a", has_text="Nike").count() == 0  # no group list
+    page.fill("#searchbar", "Adidas")
+    page.press("#searchbar", "Enter")
+    expect(page.locator("#result_list")).to_contain_text("Reebok")
+    page.locator("#result_list a", has_text="Adidas").last.click()
+    expect(page.locator("#result_list tbody tr")).to_have_count(2)
+    shot(page, "37-11-brand-owners-by-group")
