@@ -128,8 +128,20 @@ class TranslationFileResource(TranslationResource):
         super().after_import(dataset, result, **kwargs)
         result.kartothek_review = {kind: list(rows) for kind, rows in self.review.items()}
 
-    def before_import(self, dataset: Any, **kwargs: Any) -> None:
-        file_name = str(kwargs.get("file_name") or "")
+    def import_data(self, dataset: Any, *args: Any, **kwargs: Any) -> Any:
+        """A file of another kind than the one chosen, or naming none, is refused before any
+        row is read (each row would only fail for the same reason)."""
+        try:
+            self._take_kind(dataset, str(kwargs.get("file_name") or ""))
+        except FileRejected as exc:
+            result = self.get_result_class()()
+            result.diff_headers = self.get_diff_headers()
+            result.total_rows = len(dataset)
+            self.handle_import_error(result, exc, bool(kwargs.get("raise_errors")))
+            return result
+        return super().import_data(dataset, *args, **kwargs)
+
+    def _take_kind(self, dataset: Any, file_name: str) -> None:
         try:
             named, where = named_kind(dataset, file_name)
         except FileProblem as exc:
@@ -145,7 +157,6 @@ class TranslationFileResource(TranslationResource):
                 f"says so), but “{self.get_display_name()}” was chosen: choose "
                 f"“{_sentence(named._meta.verbose_name)} translations”, or let the file say.")
         self.content_model = chosen or named  # type: ignore[misc]
-        super().before_import(dataset, **kwargs)
 
     def dehydrate_kind(self, row: Translation) -> str:
         return _sentence(self.content_model._meta.verbose_name)

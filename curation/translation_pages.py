@@ -171,11 +171,13 @@ def _same_rows_url(request: HttpRequest, outcome: EditorOutcome) -> str:
 
 
 def _saved_message(outcome: EditorOutcome, approve_all: bool) -> str:
+    anyway = (f" Approved as it is, on purpose: {', '.join(outcome.approved_anyway)}."
+              if outcome.approved_anyway else "")
     if not approve_all:
-        return f"Saved {_translations(outcome.saved)}."
+        return f"Saved {_translations(outcome.saved)}.{anyway}"
     rest = outcome.saved - outcome.approved
     return f"Approved {_translations(outcome.approved)}." + (
-        f" Saved {_translations(rest)} without approving." if rest else "")
+        f" Saved {_translations(rest)} without approving." if rest else "") + anyway
 
 
 def _held_message(held: list[EditorRow]) -> str:
@@ -363,6 +365,7 @@ class EditorOutcome:
     notes: dict[str, int] = field(default_factory=dict)  # review: why a state moved, how often
     saved_idents: list[str] = field(default_factory=list)
     held: list[EditorRow] = field(default_factory=list)  # approval waits for approve_anyway
+    approved_anyway: list[str] = field(default_factory=list)  # labels approved on purpose
 
 
 def _same(a: str, b: str) -> bool:
@@ -462,9 +465,12 @@ def save_editor_page(post: Any, game: str, language: str, *, user: Any,
             if _write_row(outcome, row, stored, user=user, language=language,
                           chosen=approving or row.draft_state != row.was_state):
                 written.append((row, rendered))
+                if unit.ident in confirmed and row.draft_state == TranslationState.APPROVED:
+                    outcome.approved_anyway.append(unit.label)
         if outcome.errors:
             transaction.set_rollback(True)
             outcome.saved = outcome.approved = 0
+            outcome.approved_anyway.clear()
             for row, rendered in written:
                 # Not written after all: still a change against what the page showed.
                 row.was_text, row.was_state, row.version = rendered

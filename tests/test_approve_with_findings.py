@@ -68,9 +68,10 @@ def test_approve_this_page_leaves_a_text_with_open_findings_and_names_it(questio
 def test_approve_anyway_approves_that_one_text_on_purpose(questioned):
     carla = _client("Curators")
     ident = f"sauschwerobject-{questioned.object_id}-name"
-    carla.post(EDITOR, {**_page(carla), "approve_anyway": ident})
+    response = carla.post(EDITOR, {**_page(carla), "approve_anyway": ident}, follow=True)
     questioned.refresh_from_db()
     assert (questioned.text, questioned.state) == ("A hen's egg!", APPROVED)
+    assert "Approved as it is, on purpose: ein-huehnerei." in response.content.decode()
     assert set(_states().values()) == {APPROVED, TRANSLATED}  # the others as they were
 
 
