@@ -106,3 +106,15 @@ def test_a_dismissed_finding_no_longer_holds_a_text_back(questioned):
     response = carla.post(EDITOR, {**_page(carla), "approve_page": "1"}, follow=True)
     assert set(_states().values()) == {APPROVED}
     assert "held-back" not in response.content.decode()
+
+
+def test_approve_selected_in_the_translations_list_leaves_a_questioned_text_too(questioned):
+    carla = _client("Curators")
+    selected = Translation.objects.filter(language="en", content_type__model="sauschwerobject")
+    response = carla.post(reverse("admin:cards_translation_changelist"), {
+        "action": "approve_selected", "index": "0",
+        "_selected_action": list(selected.values_list("pk", flat=True))}, follow=True)
+    states = _states()
+    assert states.pop("ein-huehnerei") == TRANSLATED and set(states.values()) == {APPROVED}
+    assert "Not approved, because checks found problems: ein-huehnerei [en] (" in (
+        response.content.decode())
