@@ -2,7 +2,8 @@
 card per file: key, field, language, text, state).
 
 A file per kind because a translation file names its card by key, and keys are unique only
-within a kind; the export and import pages offer the kinds to choose from. Export writes the
+within a kind; the export page offers the kinds to choose from, and the file names its kind
+(a ``kind`` column, the sheet, the file name) so that the import takes it from the file. Export writes the
 list as filtered, or the selected rows; import is the admin's safe import (preview, then
 confirm; ``curation.safe_import``).
 
