@@ -28,7 +28,8 @@ _TYPE_NAME_LIST: tuple[tuple[type[Content], tuple[str, ...]], ...] = (
     (SignColour, ("sign_colours", "sign_colour", "signcolour", "sign_colors", "sign_color")),
     (SignCard, ("sign_cards", "sign_card", "signcard")),
     (Slogan, ("slogans", "slogan")),
-    (AlfonsCard, ("alfons_cards", "alfons_card", "alfonscard", "alfons", "spiesser_alfons_cards")),
+    (AlfonsCard, ("alfons_cards", "alfons_card", "alfonscard", "alfons", "spiesser_alfons_cards",
+                  "spiesser_alfons_card")),
     (
         SauschwerObject,
         ("objects", "sauschwer_objects", "sauschwer_object", "sauschwerobject", "sauschwer"),
@@ -62,7 +63,7 @@ COLUMNS: dict[type[Content], tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 TRANSLATION_COLUMNS: tuple[tuple[str, ...], tuple[str, ...]] = (
     ("key", "field", "language", "text"),
-    ("state",),
+    ("state", "kind"),  # kind: the kind of card, as the admin's export names it per row
 )
 
 

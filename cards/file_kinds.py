@@ -11,8 +11,9 @@ Translation files all have the same columns (``key, field, language, text[, stat
 their content type must be named, in this order of precedence:
 
 1. the ``type_hint`` argument (a type name such as ``"concepts"``, or the model class);
-2. for a workbook, the sheet name (``sauschwer_objects``);
-3. the file name's stem (``concepts.csv``, ``concepts_en.csv``, ``en-concepts.xlsx``,
+2. the ``kind`` column (the admin's export writes the kind on every row: "Sauschwer object");
+3. for a workbook, the sheet name (``sauschwer_objects``, "Sauschwer objects – EN texts");
+4. the file name's stem (``concepts.csv``, ``concepts_en.csv``, ``en-concepts.xlsx``,
    ``ConceptCard-2025-06-01.csv`` as the admin names its exports).
 
 A name matches when it is one of the type's names (see :data:`TYPE_NAMES`: the catalogue
@@ -122,6 +123,43 @@ def _misfit_message(
     )
 
 
+def kind_column(dataset: tablib.Dataset) -> type[Content] | None:
+    """The kind of card the ``kind`` column names (``None`` without one, or all empty); a
+    value that is no kind, or two kinds in one file, is a :class:`FileProblem`."""
+    headers = [str(h).strip() for h in (dataset.headers or [])]
+    if "kind" not in headers:
+        return None
+    found: dict[type[Content], int] = {}
+    for number, value in enumerate(dataset.get_col(headers.index("kind")), start=2):
+        name = str(value or "").strip()
+        if not name:
+            continue
+        model = type_from_name(name)
+        if model is None:
+            raise FileProblem(f"row {number}: the kind “{name}” is not a kind of card; use one "
+                              f"of: {', '.join(_translatable_labels())}")
+        found.setdefault(model, number)
+    if len(found) > 1:
+        rows = ", ".join(f"{m._meta.verbose_name_plural} (row {n})" for m, n in found.items())
+        raise FileProblem(f"the kind column names several kinds: {rows}; a file holds one kind")
+    return next(iter(found), None)
+
+
+def named_kind(dataset: tablib.Dataset, filename: str) -> tuple[type[Content] | None, str]:
+    """The kind of card a file names itself, and where: its ``kind`` column, else a
+    workbook's sheet name, else the file name (``(None, "")`` when none names one)."""
+    model = kind_column(dataset)
+    if model is not None:
+        return model, "the kind column"
+    sheet = getattr(dataset, "title", None) if Path(filename).suffix.lower() == ".xlsx" else None
+    sources = ((f"the sheet name “{sheet}”", sheet), (f"the file name “{filename}”", Path(filename).stem))
+    for source, name in sources:
+        model = type_from_name(name) if name else None
+        if model is not None:
+            return model, source
+    return None, ""
+
+
 def file_kind(
     dataset: tablib.Dataset, filename: str, *, type_hint: str | type[Content] | None = None
 ) -> FileKind:
@@ -130,14 +168,7 @@ def file_kind(
     if not headers:
         raise FileProblem("the file has no header row with column names")
     hinted = _hint_model(type_hint) if type_hint is not None else None
-    sheet = getattr(dataset, "title", None) if Path(filename).suffix.lower() == ".xlsx" else None
-    named_by, named = None, None
-    sources = ((f"the sheet name “{sheet}”", sheet), (f"the file name “{filename}”", Path(filename).stem))
-    for source, name in sources:
-        model = type_from_name(name) if name else None
-        if model is not None:
-            named_by, named = source, model
-            break
+    named, named_by = named_kind(dataset, filename)
 
     t_required, t_optional = TRANSLATION_COLUMNS
     if not any(_misfit(headers, t_required, t_optional)):

@@ -150,6 +150,8 @@ def preview_context(result: Any, limit: int = PREVIEW_ROWS) -> dict[str, Any]:
         "preview_counts": counts,
         "preview_total": len(valid),
         "preview_hidden": len(valid) - len(shown),
+        # the file's rows, also when the file is refused as a whole before any row is read
+        "rows_read": getattr(result, "total_rows", None) or len(valid) + len(errors),
     }
 
 

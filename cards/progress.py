@@ -9,6 +9,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db.models import QuerySet
 
 from cards.findings import count_by_state
+from cards.markets import cards_in_market, editions_of, in_edition
 from cards.models import (
     EMPTY,
     Game,
@@ -20,6 +21,9 @@ from cards.models import (
     models_of,
 )
 from cards.search import matching, translated_matching
+
+#: The count of texts that no deck of the language prints (see :func:`unprinted`).
+NOT_PRINTED = "not_printed"
 
 
 @dataclass
@@ -54,21 +58,26 @@ class Progress:
 
     @property
     def percent(self) -> int:
-        wanted = self.total - self.counts.get("untranslated", 0)
-        return round(100 * self.done / wanted) if wanted else 100
+        """Done of the texts a deck of the language prints, rounded down: 100 % only when
+        nothing is missing or needs editing."""
+        wanted = self.total - self.counts.get("untranslated", 0) - self.counts.get(NOT_PRINTED, 0)
+        return 100 * self.done // wanted if wanted else 100
 
 
 def progress(game: str, language: str, *, stored: bool = True) -> Progress:
-    """Counts of empty, needs editing, translated, approved (and deliberately German) texts.
+    """Counts of empty, needs editing, translated, approved, deliberately German texts, and
+    of the texts no deck of the language prints (``NOT_PRINTED``, whatever their state: they
+    are neither missing nor done).
 
     The counts per state are read from the stored ones (``cards.findings`` keeps them with the
     findings, one query), or with ``stored=False`` counted in the translations."""
     result = Progress(game, language, {EMPTY: 0, "untranslated": 0, **dict.fromkeys(
-        TranslationState.values, 0)})
+        TranslationState.values, 0), NOT_PRINTED: 0})
     from cards.findings import stored_counts, target_languages
 
     stored = stored and language in target_languages()  # the source language has none stored
     kept_counts = stored_counts(game, language) if stored else {}
+    skipped = unprinted(game, language)
     for model in models_of(game):
         type_id = ContentType.objects.get_for_model(model).pk
         for name in model.TRANSLATABLE_FIELDS:
@@ -77,12 +86,56 @@ def progress(game: str, language: str, *, stored: bool = True) -> Progress:
                 kept = Slogan.objects.filter(keep_german=True).count()
                 result.counts["untranslated"] += kept
                 total -= kept
-            by_state = (kept_counts.get((type_id, name), {}) if stored
-                        else count_by_state(model, name, language))
+            by_state = dict(kept_counts.get((type_id, name), {}) if stored
+                            else count_by_state(model, name, language))
+            skip = skipped.get((model, name), set())
+            if skip:
+                result.counts[NOT_PRINTED] += len(skip)
+                total -= len(skip)
+                for state, n in _states_of(type_id, name, language, skip).items():
+                    by_state[state] = by_state.get(state, 0) - n
             for state, n in by_state.items():
                 result.counts[state] += n
             result.counts[EMPTY] += total - sum(by_state.values())
     return result
+
+
+def unprinted_cards(language: str) -> set[str]:
+    """The keys of the Slogan cards that no deck of ``language`` prints: their slogans share
+    no market of it (a card known only in Germany never reaches an English deck), as the
+    slogan pack builds its editions (``cards.markets``)."""
+    rows = Slogan.objects.values_list("card__key", "markets")
+    editions = editions_of(language)
+    return {card for card, shared in cards_in_market(list(rows)).items()
+            if not any(in_edition(shared, edition) for edition in editions)}
+
+
+def unprinted(game: str, language: str) -> dict[tuple[type[Translatable], str], set[int]]:
+    """(kind, field) -> the objects whose text no deck of ``language`` prints: the slogans of
+    the cards :func:`unprinted_cards` names (but those that stay German, counted apart) and
+    their answer options. Every other game prints every text in every language."""
+    if game != Game.SLOGAN:
+        return {}
+    cards = unprinted_cards(language)
+    if not cards:
+        return {}
+    slogans = {pk: keep for pk, card, keep in Slogan.objects.values_list(
+        "pk", "card__key", "keep_german") if card in cards}
+    options = {pk for pk, slogan in SloganOption.objects.values_list("pk", "slogan_id")
+               if slogan in slogans}
+    return {(Slogan, "text"): {pk for pk, keep in slogans.items() if not keep},
+            (SloganOption, "text"): options}
+
+
+def _states_of(type_id: int, name: str, language: str, ids: set[int]) -> dict[str, int]:
+    """The filled translations of these objects' field, counted by state."""
+    counts: dict[str, int] = {}
+    for object_id, state in Translation.objects.filter(
+            content_type_id=type_id, field=name, language=language).exclude(
+            text="").values_list("object_id", "state"):
+        if object_id in ids:
+            counts[state] = counts.get(state, 0) + 1
+    return counts
 
 
 def all_progress(languages: list[str], *, checks: bool = False) -> list[Progress]:
@@ -105,6 +158,8 @@ class Unit:
     obj: Translatable
     field: str
     translation: Translation | None
+    #: no deck of the language prints this text (its card's slogans share no market of it)
+    not_printed: bool = False
 
     @property
     def source(self) -> str:
@@ -146,10 +201,14 @@ class UnitList:
         self.language = language
         self.parts: list[tuple[type[Translatable], str, QuerySet]] = []
         self._counters: list[Callable[[], int]] = []
+        # A text no deck prints is not missing (the progress page counts it apart).
+        self.unprinted = unprinted_cards(language) if game == Game.SLOGAN else set()
         for model in models_of(game):
             content_type = ContentType.objects.get_for_model(model)
             for name in model.TRANSLATABLE_FIELDS:
                 queryset = _filtered(model, name, content_type, language, state, search)
+                if state == EMPTY and self.unprinted and model in CARD_KEY:
+                    queryset = queryset.exclude(**{CARD_KEY[model] + "__in": self.unprinted})
                 self.parts.append((model, name, queryset))
                 self._counters.append(_counter(model, name, content_type, language, state,
                                                search, queryset))
@@ -180,17 +239,30 @@ class UnitList:
             if offset >= stop:
                 break
         rows = _translations_of(picked, self.language)
-        return [Unit(obj, name, rows.get((model, obj.pk, name)))
+        return [Unit(obj, name, rows.get((model, obj.pk, name)),
+                     not_printed=self._card_of(obj) in self.unprinted)
                 for model, name, objs in picked for obj in objs]
+
+    def _card_of(self, obj: Translatable) -> str | None:
+        if not self.unprinted:
+            return None
+        slogan = obj.slogan if isinstance(obj, SloganOption) else obj
+        return slogan.card.key if isinstance(slogan, Slogan) else None
+
+
+#: The lookup of the Slogan card's key from a slogan and from an answer option.
+CARD_KEY: dict[type[Translatable], str] = {Slogan: "card__key", SloganOption: "slogan__card__key"}
 
 
 def _filtered(model: type[Translatable], name: str, content_type: ContentType, language: str,
               state: str, search: str) -> QuerySet:
     queryset = model._default_manager.all()
     if model is SloganOption:
-        queryset = queryset.select_related("slogan").order_by("slogan__key", "position")
+        queryset = queryset.select_related("slogan__card").order_by("slogan__key", "position")
     else:
         queryset = queryset.order_by("key")
+    if model is Slogan:
+        queryset = queryset.select_related("card")
     if model is Slogan:
         queryset = queryset.filter(keep_german=False)
     rows = Translation.objects.filter(content_type=content_type, field=name, language=language)

@@ -11,13 +11,11 @@ is bounded (:data:`MAX_TEXT`) and nothing is written: no translation, no dismiss
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.contenttypes.models import ContentType
 from django.core import signing
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import NoReverseMatch, reverse
 
-from cards.checks import Dismissals, TextUnit, load_glossary, open_findings
 from cards.models import Game, SloganOption, Translation, TranslationState
 from cards.progress import Unit
 from common.permissions import requires
@@ -38,7 +36,7 @@ def _refuse(message: str, status: int = 400) -> JsonResponse:
 @requires(get=CHANGE, post=CHANGE)
 def check_view(site, request: HttpRequest, game: str, language: str) -> HttpResponse:  # type: ignore[no-untyped-def]
     """POST unit=<ident>&text=<typed> → {"findings", "refused", "problems", "previews"}."""
-    from curation.translation_pages import _submitted_units
+    from curation.translation_pages import TextChecks, _submitted_units
 
     if request.method != "POST":
         return HttpResponse("Send the text with POST.", status=405, headers={"Allow": "POST"},
@@ -68,7 +66,7 @@ def check_view(site, request: HttpRequest, game: str, language: str) -> HttpResp
         "length": len(text.strip()),
         "refused": _refusals(unit, language, text.strip(), state),
         "findings": [{"check": f.check, "title": f.title, "message": f.message}
-                     for f in _findings(unit, game, language, text, state)],
+                     for f in TextChecks(game, language, [unit]).findings(unit, text, state)],
         **_card(unit, language, text.strip()),
     })
 
@@ -86,14 +84,6 @@ def _refusals(unit: Unit, language: str, text: str, state: str) -> list[str]:
     except ValidationError as exc:
         return list(exc.messages)
     return []
-
-
-def _findings(unit: Unit, game: str, language: str, text: str, state: str) -> list:
-    type_id = ContentType.objects.get_for_model(type(unit.obj)).pk
-    dismissals = Dismissals.load(language, {type_id: [unit.obj.pk]})
-    checked = TextUnit(unit.obj, unit.field, language, unit.source, text, state,
-                       unit.obj.keeps_source(unit.field), load_glossary(language)[game])
-    return open_findings(checked, dismissals, type_id)
 
 
 def _typed_preview_url(owner: object) -> str:

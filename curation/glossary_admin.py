@@ -6,6 +6,8 @@ Viewers see both (view permission only).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.conf import settings
 from django.contrib import admin
@@ -153,12 +155,16 @@ def approve_selected(model_admin, request: HttpRequest, queryset):  # type: igno
         rows = queryset.order_by("pk")
         if connection.features.has_select_for_update:
             rows = rows.select_for_update()
-        for row in rows.prefetch_related("content_object"):
+        rows = list(rows.prefetch_related("content_object"))
+        held = _questioned(rows)
+        for row in rows:
             if not row.text.strip():
                 empty += 1
                 continue
             if row.state == TranslationState.APPROVED:
                 already += 1
+                continue
+            if row.pk in held:
                 continue
             row.state = TranslationState.APPROVED
             row._expected_version = row.version
@@ -178,8 +184,36 @@ def approve_selected(model_admin, request: HttpRequest, queryset):  # type: igno
     if conflicts:
         parts.append(f"{conflicts} changed meanwhile and {'was' if conflicts == 1 else 'were'} "
                      "not approved: open them again.")
+    if held:
+        named = "; ".join(held.values())
+        parts.append(f"Not approved, because checks found problems: {named}. Open each in the "
+                     "editor to correct it, dismiss the finding, or approve it anyway.")
     model_admin.message_user(request, " ".join(parts),
-                             messages.WARNING if empty or conflicts else messages.SUCCESS)
+                             messages.WARNING if empty or conflicts or held else messages.SUCCESS)
+
+
+def _questioned(rows: list[Any]) -> dict[int, str]:
+    """The translations (pk -> "key (check, …)") that approving would approve with open
+    check findings: as in the editor, those are approved one by one, on purpose."""
+    from cards.models import TranslationState
+    from cards.progress import Unit
+    from curation.translation_pages import TextChecks
+
+    groups: dict[tuple[str, str], list[Unit]] = {}
+    for row in rows:
+        obj = row.content_object
+        if obj is None or not row.text.strip() or row.state == TranslationState.APPROVED:
+            continue
+        groups.setdefault((obj.GAME, row.language), []).append(Unit(obj, row.field, row))
+    held: dict[int, str] = {}
+    for (game, language), units in groups.items():
+        checks = TextChecks(game, language, units)
+        for unit in units:
+            found = checks.findings(unit, unit.translation.text, TranslationState.APPROVED)
+            if found:
+                held[unit.translation.pk] = (
+                    f"{unit.label} [{language}] ({', '.join(f.title for f in found)})")
+    return held
 
 
 def has_approve_permission(model_admin, request: HttpRequest) -> bool:  # type: ignore[no-untyped-def]

@@ -21,7 +21,11 @@ from cards.models import (
 from curation.content_admin import review_translation, state_badge
 from curation.filters import language_filter
 from curation.safe_import import SafeImportMixin
-from curation.translation_files import review_notes, translation_file_resources
+from curation.translation_files import (
+    FileNamedTranslationResource,
+    review_notes,
+    translation_file_resources,
+)
 from curation.translation_lists import CardKindFilter, kind_name
 from curation.write_checks import WriteChecks
 
@@ -76,8 +80,19 @@ class TranslationAdmin(SafeImportMixin, WriteChecks, VersionedAdminMixin, Simple
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # translations are added under their card, or imported
 
+    def get_import_resource_classes(self, request: HttpRequest) -> list[type]:
+        # First and chosen unless changed: the kind the file names (issue 37.5)
+        return [FileNamedTranslationResource, *super().get_import_resource_classes(request)]
+
+    def get_data_for_export(self, request, queryset, **kwargs):  # type: ignore[no-untyped-def]
+        dataset = super().get_data_for_export(request, queryset, **kwargs)
+        request.kartothek_export_stem = getattr(dataset, "kartothek_stem", "translations")
+        return dataset
+
     def get_export_filename(self, request, queryset, file_format):  # type: ignore[no-untyped-def]
-        return f"translations-{timezone.localdate():%Y-%m-%d}.{file_format.get_extension()}"
+        # Named after the kind ("sauschwer-objects-translations-en-…"), as the sheet is.
+        stem = getattr(request, "kartothek_export_stem", "translations")
+        return f"{stem}-{timezone.localdate():%Y-%m-%d}.{file_format.get_extension()}"
 
     def has_import_permission(self, request: HttpRequest) -> bool:
         # Importing adds and changes translations: the editor's permissions (Translators

@@ -2,7 +2,8 @@
 card per file: key, field, language, text, state).
 
 A file per kind because a translation file names its card by key, and keys are unique only
-within a kind; the export and import pages offer the kinds to choose from. Export writes the
+within a kind; the export page offers the kinds to choose from, and the file names its kind
+(a ``kind`` column, the sheet, the file name) so that the import takes it from the file. Export writes the
 list as filtered, or the selected rows; import is the admin's safe import (preview, then
 confirm; ``curation.safe_import``).
 
@@ -20,10 +21,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
+from django.utils.text import slugify
+from import_export import fields
 
+from cards.file_kinds import named_kind
 from cards.import_diff import ReadableDiff
-from cards.models import Slogan, SloganOption, Translation, TranslationState
+from cards.models import Content, Slogan, SloganOption, Translation, TranslationState
+from cards.resource_base import FileRejected
 from cards.resources import RESOURCES
+from cards.tables import FileProblem
 from cards.translation import APPROVE_PERMISSION
 from cards.translation_resources import TranslationResource
 from curation.curator_words import IMPORT_REASON
@@ -51,9 +57,41 @@ class TranslationDiff(ReadableDiff):
         return [resource.export_field(field, instance) for field in resource.get_import_fields()]
 
 
+#: An XLSX sheet's name holds at most 31 characters (Excel's limit; tablib cuts the rest).
+SHEET_TITLE_MAX = 31
+
+
+def _sentence(label: Any) -> str:
+    return f"{str(label)[:1].upper()}{str(label)[1:]}"
+
+
+def sheet_title(model: type[Content], languages: list[str]) -> str:
+    """"Sauschwer objects – EN texts": the kind (which the import reads back) and the
+    languages, in a sheet name's 31 characters."""
+    plural = _sentence(model._meta.verbose_name_plural)
+    title = f"{plural} – {', '.join(lang.upper() for lang in languages)} texts"
+    return title if languages and len(title) <= SHEET_TITLE_MAX else f"{plural} – texts"
+
+
+def file_stem(model: type[Content], languages: list[str]) -> str:
+    """"sauschwer-objects-translations-en": the export's file name, naming the kind."""
+    return slugify(f"{model._meta.verbose_name_plural} translations {' '.join(languages)}")
+
+
 class TranslationFileResource(TranslationResource):
     """One kind's translations, from whatever the Translations list passes (other kinds left
-    out, so a filtered or mixed selection still makes a file that imports again)."""
+    out, so a filtered or mixed selection still makes a file that imports again).
+
+    The file names its kind three times, so that an import finds it whatever the file went
+    through: a ``kind`` column on every row, the sheet's name and the file's name. An import
+    reads it back (``named_kind``): with the kind left to the file (``content_model`` None:
+    :class:`FileNamedTranslationResource`) it is the file's; a kind chosen on the import page
+    that the file contradicts refuses the file, with both named."""
+
+    kind = fields.Field(column_name="kind", attribute=None)
+
+    class Meta(TranslationResource.Meta):
+        fields = (*TranslationResource.Meta.fields, "kind")
 
     def __init__(self, *, change_reason: str = IMPORT_REASON, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -91,13 +129,61 @@ class TranslationFileResource(TranslationResource):
         super().after_import(dataset, result, **kwargs)
         result.kartothek_review = {kind: list(rows) for kind, rows in self.review.items()}
 
+    def import_data(self, dataset: Any, *args: Any, **kwargs: Any) -> Any:
+        """A file of another kind than the one chosen, or naming none, is refused before any
+        row is read (each row would only fail for the same reason)."""
+        try:
+            self._take_kind(dataset, str(kwargs.get("file_name") or ""))
+        except FileRejected as exc:
+            result = self.get_result_class()()
+            result.diff_headers = self.get_diff_headers()
+            result.total_rows = len(dataset)
+            self.handle_import_error(result, exc, bool(kwargs.get("raise_errors")))
+            return result
+        return super().import_data(dataset, *args, **kwargs)
+
+    def _take_kind(self, dataset: Any, file_name: str) -> None:
+        try:
+            named, where = named_kind(dataset, file_name)
+        except FileProblem as exc:
+            raise FileRejected(f"The file {exc}.") from None
+        chosen = self.content_model
+        if chosen is None and named is None:
+            raise FileRejected(
+                "The file does not say which kind of card it translates (no kind column, and "
+                "neither its sheet nor its file name names a kind): choose the kind above.")
+        if chosen is not None and named is not None and named is not chosen:
+            raise FileRejected(
+                f"The file holds translations of {named._meta.verbose_name_plural} ({where} "
+                f"says so), but “{self.get_display_name()}” was chosen: choose "
+                f"“{_sentence(named._meta.verbose_name)} translations”, or let the file say.")
+        self.content_model = chosen or named  # type: ignore[misc]
+
+    def dehydrate_kind(self, row: Translation) -> str:
+        return _sentence(self.content_model._meta.verbose_name)
+
     def export(self, queryset: Any = None, **kwargs: Any):  # type: ignore[no-untyped-def]
         if queryset is not None and hasattr(queryset, "filter"):
             models = [self.content_model] + ([SloganOption] if self.content_model is Slogan
                                               else [])
             types = ContentType.objects.get_for_models(*models).values()
             queryset = queryset.filter(content_type__in=types).prefetch_related("content_object")
-        return super().export(queryset, **kwargs)
+        dataset = super().export(queryset, **kwargs)
+        headers = list(dataset.headers or [])
+        languages = sorted({str(lang) for lang in dataset.get_col(headers.index("language"))}) if (
+            dataset.height and "language" in headers) else []
+        dataset.title = sheet_title(self.content_model, languages)
+        dataset.kartothek_stem = file_stem(self.content_model, languages)
+        return dataset
+
+
+class FileNamedTranslationResource(TranslationFileResource):
+    """The import page's first choice: the kind the file names (kind column, sheet, file name)."""
+
+    content_model = None  # type: ignore[assignment]
+
+    class Meta(TranslationFileResource.Meta):
+        name = "The kind the file names (kind column, sheet or file name)"
 
 
 def translation_file_resources() -> list[type[TranslationFileResource]]:
@@ -106,8 +192,8 @@ def translation_file_resources() -> list[type[TranslationFileResource]]:
     for model in RESOURCES:
         if not getattr(model, "TRANSLATABLE_FIELDS", ()):
             continue
-        name = f"{str(model._meta.verbose_name)[:1].upper()}{str(model._meta.verbose_name)[1:]} translations"
-        meta = type("Meta", (TranslationResource.Meta,), {"name": name})
+        name = f"{_sentence(model._meta.verbose_name)} translations"
+        meta = type("Meta", (TranslationFileResource.Meta,), {"name": name})
         found.append(type(f"{model.__name__}TranslationFileResource", (TranslationFileResource,),
                           {"content_model": model, "Meta": meta}))
     return found

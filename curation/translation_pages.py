@@ -38,6 +38,8 @@ from cards.translation import APPROVE_PERMISSION, reviewed_state, save_translati
 from common.permissions import require, requires
 
 PAGE_SIZE = 25
+#: Texts a message names at most when an approval left them (the page lists them all).
+NAMED_HELD = 10
 # The editor's state select, labelled as the list filters and the progress page name the states
 STATE_CHOICES = [(state.value, state.label) for state in (
     TranslationState.TRANSLATED, TranslationState.APPROVED, TranslationState.NEEDS_EDITING)]
@@ -82,8 +84,9 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
 
     if request.method == "POST":
         approve_all = "approve_page" in request.POST
-        if approve_all and not request.user.has_perm(APPROVE_PERMISSION):
-            raise PermissionDenied("Approving a page needs the reviewer's permission (Curators).")
+        if ((approve_all or "approve_anyway" in request.POST)
+                and not request.user.has_perm(APPROVE_PERMISSION)):
+            raise PermissionDenied("Approving needs the reviewer's permission (Curators).")
         outcome = save_editor_page(request.POST, game, language, user=request.user,
                                    approve_all=approve_all)
         if outcome.refused:
@@ -98,8 +101,9 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
         for note, count in sorted(outcome.notes.items()):
             messages.warning(request, f"{note} ({count} {'text' if count == 1 else 'texts'})")
         if not outcome.errors and not outcome.conflicts:
-            verb = "Approved" if approve_all else "Saved"
-            messages.success(request, f"{verb} {_translations(outcome.saved)}.")
+            messages.success(request, _saved_message(outcome, approve_all))
+            if outcome.held:
+                messages.warning(request, _held_message(outcome.held))
             return HttpResponseRedirect(_same_rows_url(request, outcome))
         if outcome.errors:
             messages.error(request, "Nothing was saved: correct the marked texts.")
@@ -121,6 +125,11 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
         from_page = not kept_rows
     attach_findings(shown, game, language)
     attach_suggestions(shown, language)
+    may_approve = request.user.has_perm(APPROVE_PERMISSION)
+    held_rows = [row for row in shown if (row.held or row.was_held) and row.findings
+                 and row.draft_state != TranslationState.APPROVED] if may_approve else []
+    for row in shown:
+        row.was_held = row in held_rows  # marked in the table too
     query = urlencode({key: value for key, value in (("state", state), ("q", search)) if value})
     context = {
         **site.each_context(request),
@@ -135,7 +144,8 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
         "page": page,
         "rows": shown,
         "may_dismiss": request.user.has_perm(DISMISS_CHECKS),
-        "may_approve": request.user.has_perm(APPROVE_PERMISSION),
+        "may_approve": may_approve,
+        "held_rows": held_rows,
         "dismiss_url": reverse("admin:cards_dismiss", args=[game, language]),
         "glossary_url": reverse("admin:cards_glossaryterm_changelist") + f"?language__exact={language}",
         "next_url": request.get_full_path(),
@@ -155,7 +165,29 @@ def _same_rows_url(request: HttpRequest, outcome: EditorOutcome) -> str:
     params = request.GET.copy()
     params.setlist("shown", [",".join(row.ident for row in outcome.rows)] if outcome.rows else [])
     params.setlist("saved", [",".join(outcome.saved_idents)] if outcome.saved_idents else [])
+    held = [row.ident for row in outcome.held]
+    params.setlist("held", [",".join(held)] if held else [])
     return f"{request.path}?{params.urlencode()}"
+
+
+def _saved_message(outcome: EditorOutcome, approve_all: bool) -> str:
+    anyway = (f" Approved as it is, on purpose: {', '.join(outcome.approved_anyway)}."
+              if outcome.approved_anyway else "")
+    if not approve_all:
+        return f"Saved {_translations(outcome.saved)}.{anyway}"
+    rest = outcome.saved - outcome.approved
+    return f"Approved {_translations(outcome.approved)}." + (
+        f" Saved {_translations(rest)} without approving." if rest else "") + anyway
+
+
+def _held_message(held: list[EditorRow]) -> str:
+    """The texts a reviewer's approval left, each with what the checks found."""
+    named = "; ".join(f"{row.unit.label} ({', '.join(f.title for f in row.held)})"
+                      for row in held[:NAMED_HELD])
+    more = f" and {len(held) - NAMED_HELD} more" if len(held) > NAMED_HELD else ""
+    return (f"Not approved, because checks found problems: {named}{more}. They are listed "
+            "at the top of the page: correct a text, dismiss a finding that is fine, or "
+            "press its Approve anyway.")
 
 
 def _kept_rows(request: HttpRequest, game: str, language: str) -> list[EditorRow]:
@@ -167,9 +199,11 @@ def _kept_rows(request: HttpRequest, game: str, language: str) -> list[EditorRow
     if isinstance(found, str):
         return []
     saved = set(request.GET.get("saved", "").split(","))
+    held = set(request.GET.get("held", "").split(","))
     rows = [EditorRow.of(unit) for unit in found if not isinstance(unit, str)]
     for row in rows:
         row.saved = row.ident in saved
+        row.was_held = row.ident in held
     return rows
 
 
@@ -190,19 +224,33 @@ MAX_SEARCH = 200
 DISMISS_CHECKS = "cards.add_checkdismissal"
 
 
+class TextChecks:
+    """The open findings of texts of one game and language as they would be saved: the
+    glossary and the dismissals are read once for all the units named (a few queries)."""
+
+    def __init__(self, game: str, language: str, units: list[Unit]) -> None:
+        self.language = language
+        self.glossary = load_glossary(language)[game]
+        ids: dict[int, list[int]] = {}
+        for unit in units:
+            ids.setdefault(_type_id(unit.obj), []).append(unit.obj.pk)
+        self.dismissals = Dismissals.load(language, ids)
+
+    def findings(self, unit: Unit, text: str, state: str) -> list[Finding]:
+        checked = TextUnit(unit.obj, unit.field, self.language, unit.source, text, state,
+                           unit.obj.keeps_source(unit.field), self.glossary)
+        return open_findings(checked, self.dismissals, _type_id(unit.obj))
+
+
+def _type_id(obj: Any) -> int:
+    return ContentType.objects.get_for_model(type(obj)).pk
+
+
 def attach_findings(rows: list[EditorRow], game: str, language: str) -> None:
     """Each row's open findings, for the text in its box (a few queries for the page)."""
-    glossary = load_glossary(language)[game]
-    ids: dict[int, list[int]] = {}
+    checks = TextChecks(game, language, [row.unit for row in rows])
     for row in rows:
-        ids.setdefault(ContentType.objects.get_for_model(type(row.unit.obj)).pk, []).append(row.unit.obj.pk)
-    dismissals = Dismissals.load(language, ids)
-    for row in rows:
-        unit = row.unit
-        text_unit = TextUnit(unit.obj, unit.field, language, unit.source, row.draft,
-                             row.draft_state, unit.obj.keeps_source(unit.field), glossary)
-        type_id = ContentType.objects.get_for_model(type(unit.obj)).pk
-        row.findings = open_findings(text_unit, dismissals, type_id)
+        row.findings = checks.findings(row.unit, row.draft, row.draft_state)
 
 
 MAX_REASON = 2000
@@ -290,6 +338,8 @@ class EditorRow:
     findings: list[Finding] = field(default_factory=list)
     suggestions: list[Suggestion] = field(default_factory=list)
     saved: bool = False  # saved by the last submission (kept on the page, marked)
+    held: list[Finding] = field(default_factory=list)  # not approved: its open findings
+    was_held: bool = False  # held by the last submission (after its redirect: findings anew)
 
     @classmethod
     def of(cls, unit: Unit) -> EditorRow:
@@ -307,12 +357,15 @@ class EditorRow:
 class EditorOutcome:
     rows: list[EditorRow] = field(default_factory=list)
     saved: int = 0
+    approved: int = 0  # of the saved, those now approved
     errors: int = 0
     conflicts: list[EditorRow] = field(default_factory=list)
     refused: str = ""  # the whole submission is not an editor page
     vanished: list[str] = field(default_factory=list)  # texts for cards deleted meanwhile
     notes: dict[str, int] = field(default_factory=dict)  # review: why a state moved, how often
     saved_idents: list[str] = field(default_factory=list)
+    held: list[EditorRow] = field(default_factory=list)  # approval waits for approve_anyway
+    approved_anyway: list[str] = field(default_factory=list)  # labels approved on purpose
 
 
 def _same(a: str, b: str) -> bool:
@@ -371,89 +424,141 @@ def save_editor_page(post: Any, game: str, language: str, *, user: Any,
     written but shown beside theirs, and the other changes are saved. An invalid text saves
     nothing (the page asks to correct it). A submission without the hidden fields (an old
     page, a script) is compared with what is stored. ``approve_all`` ("Approve this page")
-    sets every text on the page that has a translation to *approved*, on the same terms.
+    sets every text on the page that has a translation to *approved*, on the same terms; a
+    text named in ``approve_anyway`` (its own button) is approved too.
     The state each text gets is ``reviewed_state``'s: only a reviewer approves, and an edited
-    approved text is translated again (``outcome.notes`` says so).
+    approved text is translated again (``outcome.notes`` says so). A text with open check
+    findings is never approved unless ``approve_anyway`` names it: it keeps the state picked
+    for it (*translated* for *approved*) and ``outcome.held`` lists it with its findings.
     """
     outcome = EditorOutcome()
     written: list[tuple[EditorRow, tuple[str, str, int]]] = []
+    confirmed = set(post.getlist("approve_anyway")) if hasattr(post, "getlist") else set()
     with transaction.atomic():
         submitted = _submitted_units(post, game, language)
         if isinstance(submitted, str):
             outcome.refused = submitted
             return outcome
+        checks = TextChecks(game, language, [u for u in submitted if not isinstance(u, str)])
         for unit in submitted:
             if isinstance(unit, str):
                 text = (post.get(f"text-{unit}") or "").strip()
                 if not _same(text, post.get(f"was-text-{unit}") or ""):
                     outcome.vanished.append(text)
                 continue
-            ident = unit.ident
-            text = (post.get(f"text-{ident}") or "").replace("\r\n", "\n").strip()
-            new_state = post.get(f"state-{ident}") or ""
-            if approve_all and text:
-                new_state = TranslationState.APPROVED
-            stored = EditorRow.of(unit)
-            was_text = post.get(f"was-text-{ident}")
-            was_state = post.get(f"was-state-{ident}")
-            version_text = post.get(f"version-{ident}") or ""
-            if was_text is None or was_state is None or not ascii_number(version_text):
-                was_text, was_state, version = stored.was_text, stored.was_state, stored.version
-            else:
-                version = int(version_text)
-            row = EditorRow(unit, text, new_state, was_text, was_state, version)
+            row, stored = _submitted_row(post, unit)
             outcome.rows.append(row)
-            if _same(text, was_text) and (new_state == was_state or not text):
+            picked = row.draft_state
+            approving = bool(row.draft) and (approve_all or unit.ident in confirmed)
+            if approving:
+                row.draft_state = TranslationState.APPROVED
+            if _hold_back(row, stored, picked, user=user, checks=checks, confirmed=confirmed):
+                outcome.held.append(row)
+                approving = False
+            if _same(row.draft, row.was_text) and (row.draft_state == row.was_state or not row.draft):
                 # Untouched here: show what is stored now, whoever saved it.
                 row.draft, row.draft_state = stored.draft, stored.draft_state
                 row.was_text, row.was_state, row.version = (
                     stored.was_text, stored.was_state, stored.version)
                 continue
-            if new_state not in TranslationState.values:
-                row.error = "Choose a state."
-                outcome.errors += 1
-                continue
-            new_state, note = reviewed_state(user, unit.translation, text, new_state,
-                                             chosen=approve_all or new_state != was_state)
-            if stored.version != version:
-                if unit.translation is not None and (
-                        _same(unit.translation.text, text) and unit.translation.state == new_state):
-                    row.version = stored.version  # they saved the very same: nothing to do
-                    row.was_text, row.was_state = stored.was_text, stored.was_state
-                    continue
-                _conflict(outcome, row, unit, language)
-                continue
-            if note:
-                outcome.notes[note] = outcome.notes.get(note, 0) + 1
-            row.draft_state = new_state
-            try:
-                with transaction.atomic():
-                    saved = save_translation(unit.obj, unit.field, language, text, new_state,
-                                             expected_version=version)
-            except ValidationError as exc:
-                row.error = " ".join(exc.messages)
-                outcome.errors += 1
-                continue
-            except (EditConflict, IntegrityError):
-                # Written by someone else between our check and our write (PostgreSQL).
-                unit.translation = Translation.objects.filter(
-                    content_type=ContentType.objects.get_for_model(type(unit.obj)),
-                    object_id=unit.obj.pk, field=unit.field, language=language,
-                ).first()
-                _conflict(outcome, row, unit, language)
-                continue
-            outcome.saved += 1
-            outcome.saved_idents.append(ident)
-            written.append((row, (row.was_text, row.was_state, row.version)))
-            row.draft, row.draft_state = saved.text, saved.state
-            row.was_text, row.was_state, row.version = saved.text, saved.state, saved.version
+            rendered = (row.was_text, row.was_state, row.version)
+            if _write_row(outcome, row, stored, user=user, language=language,
+                          chosen=approving or row.draft_state != row.was_state):
+                written.append((row, rendered))
+                if unit.ident in confirmed and row.draft_state == TranslationState.APPROVED:
+                    outcome.approved_anyway.append(unit.label)
         if outcome.errors:
             transaction.set_rollback(True)
-            outcome.saved = 0
+            outcome.saved = outcome.approved = 0
+            outcome.approved_anyway.clear()
             for row, rendered in written:
                 # Not written after all: still a change against what the page showed.
                 row.was_text, row.was_state, row.version = rendered
     return outcome
+
+
+def _submitted_row(post: Any, unit: Unit) -> tuple[EditorRow, EditorRow]:
+    """The row as submitted (box, state, and the values the page was rendered with), and
+    the row as stored now."""
+    ident = unit.ident
+    text = (post.get(f"text-{ident}") or "").replace("\r\n", "\n").strip()
+    stored = EditorRow.of(unit)
+    was_text = post.get(f"was-text-{ident}")
+    was_state = post.get(f"was-state-{ident}")
+    version_text = post.get(f"version-{ident}") or ""
+    if was_text is None or was_state is None or not ascii_number(version_text):
+        was_text, was_state, version = stored.was_text, stored.was_state, stored.version
+    else:
+        version = int(version_text)
+    return EditorRow(unit, text, post.get(f"state-{ident}") or "", was_text, was_state,
+                     version), stored
+
+
+def _hold_back(row: EditorRow, stored: EditorRow, picked: str, *, user: Any,
+               checks: TextChecks, confirmed: set[str]) -> bool:
+    """Whether a reviewer's approval of ``row`` waits for its own confirmation: the text
+    would become approved with open findings, and ``approve_anyway`` does not name it.
+    A held row keeps the state picked for it, *translated* where that was *approved*."""
+    approved = TranslationState.APPROVED
+    if row.draft_state != approved or row.ident in confirmed or not row.draft:
+        return False
+    if stored.was_state == approved and _same(stored.was_text, row.draft):
+        return False  # approved already, as it is: approving changes nothing
+    if not user.has_perm(APPROVE_PERMISSION):
+        return False  # not a reviewer: review makes it translated (reviewed_state)
+    row.held = checks.findings(row.unit, row.draft, approved)
+    if not row.held:
+        return False
+    keep = picked in TranslationState.values and picked != approved
+    row.draft_state = picked if keep else TranslationState.TRANSLATED
+    return True
+
+
+def _write_row(outcome: EditorOutcome, row: EditorRow, stored: EditorRow, *, user: Any,
+               language: str, chosen: bool) -> bool:
+    """Write one changed row on the version the page showed; False when it was not written
+    (an error, a conflict, or someone else saved the very same)."""
+    unit = row.unit
+    if row.draft_state not in TranslationState.values:
+        row.error = "Choose a state."
+        outcome.errors += 1
+        return False
+    new_state, note = reviewed_state(user, unit.translation, row.draft, row.draft_state,
+                                     chosen=chosen)
+    if stored.version != row.version:
+        if unit.translation is not None and (
+                _same(unit.translation.text, row.draft) and unit.translation.state == new_state):
+            row.version = stored.version  # they saved the very same: nothing to do
+            row.was_text, row.was_state = stored.was_text, stored.was_state
+            return False
+        _conflict(outcome, row, unit, language)
+        return False
+    if note:
+        outcome.notes[note] = outcome.notes.get(note, 0) + 1
+    row.draft_state = new_state
+    try:
+        with transaction.atomic():
+            saved = save_translation(unit.obj, unit.field, language, row.draft, new_state,
+                                     expected_version=row.version)
+    except ValidationError as exc:
+        row.error = " ".join(exc.messages)
+        outcome.errors += 1
+        return False
+    except (EditConflict, IntegrityError):
+        # Written by someone else between our check and our write (PostgreSQL).
+        unit.translation = Translation.objects.filter(
+            content_type=ContentType.objects.get_for_model(type(unit.obj)),
+            object_id=unit.obj.pk, field=unit.field, language=language,
+        ).first()
+        _conflict(outcome, row, unit, language)
+        return False
+    outcome.saved += 1
+    if saved.state == TranslationState.APPROVED:
+        outcome.approved += 1
+    outcome.saved_idents.append(row.ident)
+    row.draft, row.draft_state = saved.text, saved.state
+    row.was_text, row.was_state, row.version = saved.text, saved.state, saved.version
+    return True
 
 
 def _conflict(outcome: EditorOutcome, row: EditorRow, unit: Unit, language: str) -> None:

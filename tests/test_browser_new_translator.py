@@ -1,16 +1,21 @@
 """A new translator's walk through issue 23 in Chromium at 1280×800, clicking as the README's
 translator's guide says (UI only): one test per point the issue asks of translators (1–5),
-the translator's side of 10 and 11, and the progress page of 12. Each saves a screenshot
-into docs/screenshots/ (``translator-walk-NN-….png``) that a person looks at."""
+the translator's side of 10 and 11, and the progress page of 12; and of issue 37, a
+reviewer's *Approve this page* that leaves the texts checks question (37-2), a translation
+file that names its kind (37-5) and the texts no English deck prints (37-7). Each saves a
+screenshot into docs/screenshots/ (``translator-walk-NN-….png``) that a person looks at."""
 
 import csv
+import io
 import re
+from pathlib import Path
 
+import openpyxl
 import pytest
 from playwright.sync_api import expect
 
 from cards.catalogue import import_catalogue
-from cards.models import AlfonsCard, ConceptCard, GlossaryTerm, SauschwerObject
+from cards.models import AlfonsCard, ConceptCard, GlossaryTerm, SauschwerObject, Slogan, Translation
 from tests.conftest import MINI, log_in_as
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -185,5 +190,116 @@ def test_12_the_progress_page_opens_and_shows_its_counts(live_server, tina):
     missing, needs_editing, translated, approved = (int(c) for c in cells[:4])
     total = SauschwerObject.objects.count()
     assert (missing, approved) == (1, total - 1) and needs_editing == translated == 0
-    expect(row).to_contain_text(f"{round(100 * (total - 1) / total)} %")
+    expect(row).to_contain_text(f"{100 * (total - 1) // total} %")  # rounded down
     shot(page, "12-progress")
+
+
+@pytest.fixture
+def carla(live_server, page):
+    """A reviewer (Curators) logged in from the login page, the mini catalogue, every object's
+    name translated and waiting for review; the egg's shouts ("!"), which a check questions."""
+    assert not import_catalogue(MINI).errors
+    Translation.objects.filter(language="en", content_type__model="sauschwerobject").update(
+        state="translated")
+    egg = SauschwerObject.objects.get(key="ein-huehnerei").translation("name", "en")
+    egg.text = "A hen's egg!"
+    egg.save()
+    page.set_viewport_size({"width": 1280, "height": 800})
+    log_in_as(page, live_server.url, "Curators", "carla", "pruefen-1",
+              wait_for="text=Progress and editor")
+    return page
+
+
+def test_37_2_approve_this_page_leaves_the_texts_checks_question_to_approve_on_purpose(
+        live_server, carla):
+    page = carla
+    egg = SauschwerObject.objects.get(key="ein-huehnerei")
+    ident = f"sauschwerobject-{egg.pk}-name"
+    _open_editor(page, live_server, "sauschwer")
+    expect(page.locator(f"#checks-{ident} li.finding-ending-punctuation")).to_be_visible()
+    page.click("input[name=approve_page]")
+    expect(page.locator(".messagelist .success")).to_contain_text("Approved 5 translations.")
+    expect(page.locator(".messagelist .warning")).to_contain_text(
+        "Not approved, because checks found problems: ein-huehnerei (ending punctuation")
+    held = page.locator("#held-back")
+    expect(held).to_contain_text("Not approved: 1 text with open findings.")
+    expect(held.locator("li")).to_contain_text("A hen's egg!")
+    expect(page.locator(f"#unit-{ident}")).to_have_class(re.compile(r"\bheld\b"))
+    shot(page, "37-2-approve-page-leaves-questioned-text", full=True)
+    assert egg.translation("name", "en").state == "translated"
+    held.locator("button.approve-anyway").click()  # on purpose, this one text
+    expect(page.locator(".messagelist .success")).to_contain_text(
+        "Saved 1 translation. Approved as it is, on purpose: ein-huehnerei.")
+    expect(page.locator("#held-back")).to_have_count(0)
+    expect(page.locator(f"#unit-{ident} select")).to_have_value("approved")
+    shot(page, "37-2-approved-anyway")
+    assert egg.translation("name", "en").state == "approved"
+
+
+def test_37_5_a_translation_file_names_its_kind_and_the_import_reads_it(
+        live_server, tina, tmp_path):
+    page = tina
+    page.goto(f"{live_server.url}/admin/")
+    page.click("#content-main a[href$='/cards/translation/']")
+    page.click("a.export_link")
+    page.select_option("#id_resource", label="Sauschwer object translations")
+    page.select_option("#id_format", label="XLSX")
+    with page.expect_download() as download:
+        page.click("input[type=submit]")
+    name = download.value.suggested_filename
+    assert re.fullmatch(r"sauschwer-objects-translations-en-\d{4}-\d\d-\d\d\.xlsx", name)
+    book = openpyxl.load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))
+    sheet = book.active
+    assert sheet.title == "Sauschwer objects – EN texts"
+    header = [c.value for c in sheet[1]]
+    assert header[-1] == "kind"
+    for cells in sheet.iter_rows(min_row=2):  # the translator's change, in their own tool
+        assert cells[header.index("kind")].value == "Sauschwer object"
+        if cells[header.index("key")].value == "ein-huehnerei":
+            cells[header.index("text")].value = "A chicken egg"
+    edited = tmp_path / "eier-fertig.xlsx"  # renamed on the way back: the sheet still says
+    book.save(edited)
+    page.goto(f"{live_server.url}/admin/cards/translation/")
+    page.click("a.import_link")
+    expect(page.locator("#id_resource option").first).to_have_text(
+        "The kind the file names (kind column, sheet or file name)")
+    page.select_option("#id_resource", label="Concept card translations")  # the wrong kind
+    page.set_input_files("#id_import_file", str(edited))
+    page.select_option("#id_format", label="XLSX")
+    page.click("input[type=submit]")
+    expect(page.locator("#content")).to_contain_text(
+        "The file holds translations of Sauschwer objects (the kind column says so), but "
+        "“Concept card translations” was chosen")
+    expect(page.locator("#content")).not_to_contain_text("row 2")  # refused once, as a file
+    shot(page, "37-5-import-wrong-kind", full=True)
+    page.select_option("#id_resource", index=0)  # let the file say
+    page.set_input_files("#id_import_file", str(edited))
+    page.select_option("#id_format", label="XLSX")
+    page.click("input[type=submit]")
+    expect(page.locator("table.import-preview tr.update")).to_contain_text("A chicken egg")
+    shot(page, "37-5-import-kind-from-file", full=True)
+    page.click("input[name=confirm]")
+    expect(page.locator(".messagelist .success")).to_contain_text("1 updated")
+    row = SauschwerObject.objects.get(key="ein-huehnerei").translation("name", "en")
+    assert (row.text, row.state) == ("A chicken egg", "translated")
+
+
+def test_37_7_texts_no_english_deck_prints_are_counted_apart_and_marked(live_server, tina):
+    page = tina
+    slogan = Slogan.objects.get(key="quadratisch-praktisch-gut")  # its card: Germany only
+    slogan.translations.all().delete()
+    page.goto(f"{live_server.url}/admin/")
+    page.click("text=Progress and editor")
+    row = page.locator("#progress tbody tr", has_text="Slogan")
+    missing, *_states, stays_german, not_printed = (
+        int(c) for c in row.locator("td.num").all_inner_texts())
+    assert (missing, stays_german, not_printed) == (0, 1, 9)
+    expect(row).to_contain_text("100 %")
+    expect(page.locator("#not-printed-note")).to_contain_text("a card known only in Germany")
+    shot(page, "37-7-progress-no-deck-prints", full=True)
+    row.locator("a", has_text="translate…").click()
+    page.fill("#editor-q", "Quadratisch")
+    page.click(".editor-search button[type=submit]")
+    expect(page.locator(f"#unit-slogan-{slogan.pk}-text .not-printed")).to_have_text(
+        "no EN deck prints this card")
+    shot(page, "37-7-editor-no-deck-prints")

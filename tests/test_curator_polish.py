@@ -230,4 +230,5 @@ def test_the_translations_list_exports_a_kinds_translation_file_as_filtered(mini
     stored = Translation.objects.filter(
         content_type__model="sauschwerobject").count()
     assert len(rows) - 1 == stored and {row[0] for row in rows[1:]} <= objects
-    assert response["Content-Disposition"].startswith('attachment; filename="translations-')
+    assert response["Content-Disposition"].startswith(
+        'attachment; filename="sauschwer-objects-translations-en-')

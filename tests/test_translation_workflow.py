@@ -26,11 +26,13 @@ def test_progress_counts_every_state_per_game(mini_catalogue):
     symbols = progress("symbols", "en")
     assert symbols.counts == {
         "empty": 1, "needs_editing": 1, "translated": 0, "approved": 16, "untranslated": 0,
+        "not_printed": 0,
     }
     slogan = progress("slogan", "en")
-    # one of the four slogans stays German; its options are still translated
-    assert slogan.counts["untranslated"] == 1
-    assert slogan.counts["approved"] == 3 + 16 + 9
+    # one of the four slogans stays German; its card is known only in Germany, so no English
+    # deck prints its other slogan or their eight options: counted apart, not as approved
+    assert slogan.counts["untranslated"] == 1 and slogan.counts["not_printed"] == 1 + 8
+    assert slogan.counts["approved"] == 2 + 8 + 9
 
 
 def test_the_progress_page_shows_each_game_and_language(mini_catalogue, tina):

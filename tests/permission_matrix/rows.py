@@ -59,8 +59,8 @@ ROWS: dict[str, frozenset[str]] = {
     "add and change translations (editor, *Translations* list and its import, PO "
     "upload, revert)":
         perms("add", "change", models=[Translation]),
-    "approve translations (review: *Approve this page*, *Approve selected*, the *approved* "
-    "state, also in an imported file)": perms("approve", models=[Translation]),
+    "approve translations (review: *Approve this page*, *Approve anyway*, *Approve selected*, "
+    "the *approved* state, also in an imported file)": perms("approve", models=[Translation]),
     "delete translations": perms("delete", models=[Translation]),
     "edit the glossary, dismiss translation checks": perms("add", "change", "delete", models=CHECKS),
     "see releases": perms("view", models=[Release]),

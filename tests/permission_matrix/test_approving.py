@@ -30,6 +30,14 @@ def _approve_page_payload(world: World, su: Client) -> dict[str, Any]:
             "approve_page": "Approve this page"}
 
 
+def _approve_anyway_payload(world: World, su: Client) -> dict[str, Any]:
+    """The editor page saved with one translated text's own *Approve anyway*."""
+    form = page_form(su, "/admin/cards/translate/sauschwer/en/")
+    ident = next(name[len("state-"):] for name, value in form.items()
+                 if name.startswith("state-") and value == "translated")
+    return {**form, "approve_anyway": ident}
+
+
 def _approve_selected_payload(world: World, su: Client) -> dict[str, Any]:
     translated = Translation.objects.filter(language="en", state="translated").exclude(text="")
     return {"action": "approve_selected", "index": "0",
@@ -38,6 +46,8 @@ def _approve_selected_payload(world: World, su: Client) -> dict[str, Any]:
 
 BULK_TOOLS: dict[str, tuple[str, Callable[[World, Client], dict[str, Any]]]] = {
     "the editor's Approve this page": ("/admin/cards/translate/sauschwer/en/", _approve_page_payload),
+    "the editor's Approve anyway (one text)": ("/admin/cards/translate/sauschwer/en/",
+                                               _approve_anyway_payload),
     "the Translations list's Approve selected": ("/admin/cards/translation/",
                                                  _approve_selected_payload),
 }
