@@ -139,7 +139,7 @@ def translate_view(site, request: HttpRequest, game: str, language: str) -> Http
         "state": state,
         "search": search,
         "query": query,
-        "states": [("", "all"), (EMPTY, "missing"), *TranslationState.choices],
+        "states": [("", "All"), (EMPTY, "Missing"), *TranslationState.choices],  # as the filters
         "state_choices": STATE_CHOICES,
         "page": page,
         "rows": shown,

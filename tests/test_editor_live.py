@@ -284,3 +284,14 @@ def test_memory_offers_no_noise_for_short_names():
     assert [s.text for s in close] == ["A tennis ball"] and close[0].score >= 85
     # and a longer text its similar neighbours, as before
     assert [s.text for s in memory.suggest("Ein Hühnerei der Größe L")] == ["A size M hen's egg"]
+
+
+def test_the_editors_show_links_are_in_sentence_case_as_the_filters(tina):
+    """Issue 37, item 11: "Show: all missing Translated Approved Needs editing"."""
+    import re
+
+    page = tina.get(reverse("admin:cards_translate", args=["sauschwer", "en"])).content.decode()
+    show = page[page.index('<p class="filters">'):]
+    show = show[:show.index("</p>")]
+    labels = re.findall(r">([^<>]+)</a>", show)
+    assert labels == ["All", "Missing", "Needs editing", "Translated", "Approved"]
