@@ -661,3 +661,11 @@ def test_37_11_english_dates_the_cards_page_and_brand_owners_read_right(live_ser
     page.locator("#result_list a", has_text="Adidas").last.click()
     expect(page.locator("#result_list tbody tr")).to_have_count(2)
     shot(page, "37-11-brand-owners-by-group")
+    # the Sign print form names languages, not the Slogan game's UK/US markets
+    page.goto(f"{live_server.url}{reverse('admin:exports_print', args=['sign'])}")
+    options = page.locator("select[name=language] option").all_inner_texts()
+    assert options == ["de (German)", "en (English)"], options
+    # the editor's Show: links read as the list filters do
+    page.goto(f"{live_server.url}{reverse('admin:cards_translate', args=['sauschwer', 'en'])}")
+    show = page.locator("p.filters a").all_inner_texts()
+    assert show == ["All", "Missing", "Needs editing", "Translated", "Approved"], show
