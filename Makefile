@@ -4,10 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
+JS_STAMP := clients/js/node_modules/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run serve worker test test-fast lint install install-dev bench bench-import bench-pack bench-serve bench-pdf bench-play bench-png bench-preview bench-checks bench-editor bench-paths mutate clean
+.PHONY: run serve worker test test-fast lint install install-dev install-js bench bench-import bench-pack bench-serve bench-pdf bench-play bench-png bench-preview bench-checks bench-editor bench-paths mutate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +33,13 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python $(NODE_STAMP)
 
 install: $(STAMP)
 install-dev: $(DEV_STAMP)
+
+## install-js: the JS client's devDependencies (TypeScript, eventsource for Node), pinned by its package-lock.json
+$(JS_STAMP): clients/js/package.json clients/js/package-lock.json
+	npm ci --prefix clients/js --no-audit --no-fund
+	touch $@
+
+install-js: $(JS_STAMP)
 
 ## run: set up, migrate, load the starter catalogue, publish its first releases, create an admin user, serve on 127.0.0.1:8000
 ## (uvicorn, ASGI, reloading on code changes; WhiteNoise serves the static files)
@@ -60,7 +68,7 @@ worker: $(STAMP)
 
 ## test: ruff and the import contracts (pyproject.toml, docs/architecture.md), then every test
 ## (browser and slow ones included)
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) $(JS_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/python -m mypy --strict games/engines kartothek_client
@@ -97,9 +105,15 @@ bench-checks: $(DEV_STAMP)
 bench-editor: $(DEV_STAMP)
 	$(BIN)/python bench/editor_speed.py
 
-## bench-serve: gunicorn on loopback; uses Debian's wrk when installed (else a Python client)
+## bench-serve: `make serve`'s server beside the same app on WSGI and nginx (deploy/nginx.conf) on
+## loopback; installs Debian's wrk and nginx-light when it may (as root), else a Python client, no nginx
 bench-serve: $(DEV_STAMP)
-	$(BIN)/python bench/serve_speed.py
+	@command -v wrk >/dev/null 2>&1 || apt-get install -y -qq wrk >/dev/null 2>&1 || \
+		echo "wrk is not installed (apt-get install wrk): the bench uses its Python client"
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || \
+		apt-get install -y -qq nginx-light >/dev/null 2>&1 || \
+		echo "nginx is not installed (apt-get install nginx-light): no front-proxy figures"
+	$(BIN)/python bench/serve_speed.py $(BENCH_ARGS)
 
 ## bench-play: gunicorn on loopback, 50 rooms of 6 players polling once a second for 60 s
 bench-play: $(DEV_STAMP)

@@ -79,3 +79,27 @@ def env_path(name: str, default: str) -> str:
             f"{name}={raw!r} is not a URL path such as 'admin/' (letters, digits, - _ . and /)."
         )
     return value + "/"
+
+
+def env_origins(name: str) -> list[str]:
+    """Web origins such as ``https://game.example`` or ``http://127.0.0.1:8123``, comma-separated:
+    scheme http or https and a host (a port if needed), nothing after it. A browser sends the
+    origin in exactly that form, so ``https://game.example/`` or a path would never match: it
+    is refused here rather than silently allowing nothing."""
+    from urllib.parse import urlsplit
+
+    origins = env_list(name, [])
+    for origin in origins:
+        try:
+            parts = urlsplit(origin)
+            port_ok = parts.port is None or 0 < parts.port < 65536
+        except ValueError:
+            parts, port_ok = None, False
+        if parts is None or not port_ok or parts.scheme not in ("http", "https") \
+                or not parts.hostname or origin != f"{parts.scheme}://{parts.netloc}" \
+                or "@" in parts.netloc or origin == "*":
+            raise ImproperlyConfigured(
+                f"{name}: {origin!r} is not a web origin; write scheme and host (and a port if "
+                "needed) without a path or trailing slash, e.g. https://game.example or "
+                "http://127.0.0.1:8123, comma-separated.")
+    return origins

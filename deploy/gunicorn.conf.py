@@ -28,18 +28,9 @@ max_requests = 2000
 max_requests_jitter = 200
 
 
-class _PathsOnly:
-    """uvicorn's access lines name the full path; keep the path, drop the query string
-    (a token in a query must never reach a log file)."""
-
-    def filter(self, record):  # type: ignore[no-untyped-def]
-        args = record.args
-        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str):
-            record.args = (*args[:2], args[2].split("?", 1)[0], *args[3:])
-        return True
-
-
 def post_worker_init(worker):  # type: ignore[no-untyped-def]
-    import logging
+    # uvicorn's access lines name the full path: keep the path, drop the query string (a token
+    # or a stream ticket in a query must never reach a log file; kartothek/access_log.py)
+    from kartothek.access_log import install
 
-    logging.getLogger("uvicorn.access").addFilter(_PathsOnly())
+    install()

@@ -211,6 +211,12 @@ def index(request: HttpRequest) -> JsonResponse:
         games.append({"game": game, "name": label, "languages": languages})
     response = JsonResponse({"format_version": 1, "games": games,
                              "schema": reverse("api:schema")})
+    # The index changes with every publish: its ETag is its bytes' digest, so a client that
+    # polls it with If-None-Match gets a 304 until something is published.
+    etag = f'"{sha256(response.content)}"'
+    if _etag_matches(request, etag):
+        return _not_modified(etag, f"public, max-age={LATEST_MAX_AGE}")
+    response["ETag"] = etag
     response["Cache-Control"] = f"public, max-age={LATEST_MAX_AGE}"
     return response
 
@@ -245,9 +251,13 @@ def latest(request: HttpRequest, game: str, language: str) -> HttpResponse:
                           "redirect=false for the newest release as JSON, or leave it out "
                           "for the redirect.")
     releases = Release.objects.filter(game=game, language=language)
-    version = releases.order_by("-version").values_list("version", flat=True).first()
-    if version is None:
+    newest = releases.order_by("-version").values_list("version", "sha256").first()
+    if newest is None:
         return error(404, f"No release of {game} ({language}) has been published yet.")
+    version, digest = newest
+    if request.GET.get("since") == str(version):
+        # The client holds the newest release: nothing to send (the ETag is that release's).
+        return _not_modified(f'"{digest}"', f"public, max-age={LATEST_MAX_AGE}")
     location = _release_url(game, language, version) + (f"?{query}" if query else "")
     if redirect == "false":  # the index's entry of that release (a second query: rarely asked)
         [(_, _, entry)] = _release_entries(releases.filter(version=version))

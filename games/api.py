@@ -43,7 +43,7 @@ from cards.text import ascii_number
 from common.threads import process_pool
 from exports.api import _etag_matches, error
 from games import events as room_events
-from games import rooms
+from games import rooms, tickets
 from games.lookup import _expired
 from games.models import Room, Seat
 from games.prepared import Prepared
@@ -182,13 +182,14 @@ def _seat(request: HttpRequest, room: Room, *, required: bool) -> Seat | None:
         return None
     seat = rooms.seat_for_token(room, token)
     if seat is None:
-        _refuse_token(room.code, token)
+        _refuse_token(room.code, rooms.hash_token(token))
     return seat
 
 
-def _refuse_token(code: str, token: str) -> None:
-    """403 for a token that proves no seat; says so when the host moved the seat away."""
-    moved = rooms.moved_away(code, token)
+def _refuse_token(code: str, token_hash: str) -> None:
+    """403 for a token (by its sha256) that proves no seat; says so when the host moved the
+    seat away."""
+    moved = rooms.moved_away_hashed(code, token_hash)
     if moved is not None:
         raise rooms.NotASeat(rooms.moved_message(moved))
     raise rooms.NotASeat(f"This token is not a seat of room {code} (the seat may have "
@@ -280,15 +281,16 @@ def _create_table_room(data: dict[str, Any], user: Any) -> HttpResponse:
 POLL_FIELDS = ("version", "due_at", "status", "last_activity")
 
 
-def _poll(code: str, token: str | None) -> tuple[Seat | None, dict[str, Any]]:
-    """One query: the token's seat with its room's version, due time, status and activity
-    (or the room's alone for the table). 404 for an unknown room, 403 for a token that is no
-    seat of it (saying so when the host moved the seat away). The GET and the stream share it."""
-    if token:
-        seat = rooms.find_seat(code, token)
+def _poll(code: str, token_hash: str | None) -> tuple[Seat | None, dict[str, Any]]:
+    """One query: the seat of the token with this sha256, with its room's version, due time,
+    status and activity (or the room's alone for the table). 404 for an unknown room, 403 for
+    a token that is no seat of it (saying so when the host moved the seat away). The GET and
+    the stream share it (a stream opened with a ticket knows only the token's sha256)."""
+    if token_hash:
+        seat = rooms.find_seat_hashed(code, token_hash)
         if seat is None:
             found = rooms.get_room(code)
-            _refuse_token(found.code, token)
+            _refuse_token(found.code, token_hash)
         return seat, seat.poll  # type: ignore[union-attr]
     row = _TABLE_POLL.first(code)
     if row is None:
@@ -315,7 +317,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     # version alone for the table). Only a changed room (or a due bot or timer) reads more.
     code = code.upper()
     token = _token(request, code)
-    seat, poll = _poll(code, token)
+    seat, poll = _poll(code, rooms.hash_token(token) if token else None)
     now = timezone.now()
     etag = _etag(poll["version"], seat.seat if seat else None)
     fresh = not _expired(poll["status"], poll["last_activity"], now)
@@ -331,14 +333,15 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
 # --- pushed updates (Server-Sent Events; DESIGN.md: Pushed updates) ---------------------------
 
 
-def _look(code: str, token: str | None, sent: int | None) -> tuple[dict[str, Any] | None, Any]:
+def _look(code: str, token_hash: str | None, sent: int | None) -> tuple[dict[str, Any] | None, Any]:
     """What a stream sends next: ``(body, due_at)``, the body ``None`` when the room is still
-    at version ``sent`` and no bot or timer is due (one query, as a 304 poll). Raises the
+    at version ``sent`` and no bot or timer is due (one query, as a 304 poll). The caller is
+    the seat of the token with sha256 ``token_hash`` (``None``: the table). Raises the
     play errors (404, 403) like the GET. Runs on the look pool (``KARTOTHEK_PLAY_LOOK_THREADS``:
     a few threads per process, each keeping its database connection: opening one costs more
     than the look); a waiting stream holds neither a thread nor a connection."""
     try:
-        seat, poll = _poll(code, token)
+        seat, poll = _poll(code, token_hash)
         now = timezone.now()
         due = poll["due_at"] is not None and poll["due_at"] <= now
         if poll["version"] == sent and not due and \
@@ -360,12 +363,14 @@ def _event(body: dict[str, Any]) -> bytes:
 
 
 def _last_event_id(request: HttpRequest) -> int | None:
-    raw = request.headers.get("Last-Event-ID", "").strip()
+    """``Last-Event-ID`` (a reconnecting EventSource), else ``?last_event_id=`` (a client that
+    opens a new EventSource with a new ticket and so cannot set the header)."""
+    raw = (request.headers.get("Last-Event-ID") or request.GET.get("last_event_id") or "").strip()
     return int(raw) if ascii_number(raw) else None
 
 
-async def _stream(code: str, token: str | None, sent: int | None, first: dict[str, Any] | None,
-                  due_at: Any) -> Any:
+async def _stream(code: str, token_hash: str | None, sent: int | None,
+                  first: dict[str, Any] | None, due_at: Any) -> Any:
     # the looks' own pool: on the loop's default one (six threads on two cores) a move's fan-out
     # ran six looks at once, taking turns at the GIL while the next move's request waited
     look = sync_to_async(_look, thread_sensitive=False,
@@ -387,15 +392,15 @@ async def _stream(code: str, token: str | None, sent: int | None, first: dict[st
                 wait = min(wait, max(0.0, (due_at - timezone.now()).total_seconds()) + 0.01)
             heard = await subscription.next(max(0.0, wait))
             if heard is None and loop.time() >= beat_at:
+                # and a look (one query when nothing changed, as a 304 poll): a room deleted or
+                # closed without a word reaching this process still ends its streams
                 beat_at = loop.time() + heartbeat
                 yield b": keep-alive\n\n"
-                if due_at is None or due_at > timezone.now():
-                    continue
             elif heard is not None and 0 <= heard <= (sent if sent is not None else -1) and \
                     (due_at is None or due_at > timezone.now()):
                 continue  # a version this stream has already sent
             try:
-                body, due_at = await look(code, token, sent)
+                body, due_at = await look(code, token_hash, sent)
             except rooms.PlayError as exc:
                 message = json.dumps({"error": str(exc), "status": exc.status}, ensure_ascii=False)
                 yield f"event: closed\ndata: {message}\n\n".encode()
@@ -408,11 +413,23 @@ async def _stream(code: str, token: str | None, sent: int | None, first: dict[st
                 del event
 
 
+def _open(code: str, token: str | None, ticket: str | None,
+          sent: int | None) -> tuple[str | None, tuple[dict[str, Any] | None, Any]]:
+    """A new stream's caller, as the sha256 of its seat's token (a ticket is redeemed for it,
+    once; ``None``: the table), and its first look."""
+    if ticket is not None:
+        token_hash: str | None = tickets.redeem(code, ticket)
+    else:
+        token_hash = rooms.hash_token(token) if token else None
+    return token_hash, _look(code, token_hash, sent)
+
+
 @csrf_exempt
 async def events(request: HttpRequest, code: str) -> HttpResponse:
     """``GET rooms/CODE/events``: the room's body (as ``GET rooms/CODE`` gives this caller) as
-    Server-Sent Events, one per new version; ``Last-Event-ID`` resumes. ``?as=table`` asks for
-    the table's view whatever cookie the browser sends (the table screen)."""
+    Server-Sent Events, one per new version; ``Last-Event-ID`` (or ``?last_event_id=``)
+    resumes. ``?as=table`` asks for the table's view whatever cookie the browser sends (the
+    table screen); ``?ticket=`` is a seat's stream ticket (games/tickets.py)."""
     if request.method not in ("GET", "HEAD"):
         response = error(405, f"{request.method} is not allowed here; use GET.")
         response["Allow"] = "GET, HEAD"
@@ -424,21 +441,41 @@ async def events(request: HttpRequest, code: str) -> HttpResponse:
                           "poll GET /api/play/rooms/CODE with If-None-Match instead.")
     code = code.upper()
     try:
-        token = None if request.GET.get("as") == "table" else _token(request, code)
+        table = request.GET.get("as") == "table"
+        ticket = None if table else request.GET.get("ticket")
+        token = None if table or ticket is not None else _token(request, code)
+        sent = _last_event_id(request)
     except TooManyFieldsSent:
         return error(400, "The request is too large (its query string).")
-    sent = _last_event_id(request)
     try:
-        first, due_at = await sync_to_async(_look, thread_sensitive=False)(code, token, sent)
+        token_hash, (first, due_at) = await sync_to_async(_open, thread_sensitive=False)(
+            code, token, ticket, sent)
     except rooms.PlayError as exc:
         return error(exc.status, str(exc))
     if request.method == "HEAD":
         response = HttpResponse(content_type="text/event-stream")
     else:
-        response = StreamingHttpResponse(_stream(code, token, sent, first, due_at),
+        response = StreamingHttpResponse(_stream(code, token_hash, sent, first, due_at),
                                          content_type="text/event-stream")
     response["Cache-Control"] = "private, no-cache"
     response["X-Accel-Buffering"] = "no"  # a proxy in front must pass each event on at once
+    return response
+
+
+@api_view(("POST",))
+def stream_tickets(request: HttpRequest, code: str) -> HttpResponse:
+    """``POST rooms/CODE/stream-tickets`` with a seat's token: a ticket that opens that seat's
+    event stream once, within ``tickets.TICKET_SECONDS`` (for a browser's EventSource, which
+    sends no Authorization header). Counted as a play write (games.ratelimit)."""
+    _body(request)  # none needed; {} is fine, malformed JSON is a 400 as everywhere
+    found = rooms.get_room(code)
+    seat = _seat(request, found, required=True)
+    assert seat is not None
+    ticket = tickets.issue(found, seat.token_hash)
+    response = _json_response({"ticket": ticket, "expires_in": tickets.TICKET_SECONDS,
+                               "events_url": f"/api/play/rooms/{found.code}/events?ticket={ticket}"},
+                              201)
+    response["Cache-Control"] = "no-store"  # a secret, if a short-lived one
     return response
 
 
@@ -452,7 +489,7 @@ def _acting_seat(request: HttpRequest, code: str) -> Seat:
     seat = rooms.find_seat(code, token)
     if seat is None:
         found = rooms.get_room(code)  # 404 for an unknown room, else the token is wrong
-        _refuse_token(found.code, token)
+        _refuse_token(found.code, rooms.hash_token(token))
     if _expired(seat.poll["status"], seat.poll["last_activity"]):  # type: ignore[attr-defined]
         rooms.check_expiry(rooms.load_room(seat.room_id))
     return seat

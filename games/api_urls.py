@@ -10,6 +10,7 @@ urlpatterns = [
     path("rooms", api.create_room, name="rooms"),
     path("rooms/<str:code>", api.room, name="room"),
     path("rooms/<str:code>/events", api.events, name="events"),
+    path("rooms/<str:code>/stream-tickets", api.stream_tickets, name="stream_tickets"),
     path("rooms/<str:code>/seats", api.join, name="seats"),
     path("rooms/<str:code>/start", api.start, name="start"),
     path("rooms/<str:code>/actions", api.actions, name="actions"),

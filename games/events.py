@@ -4,7 +4,10 @@ One small interface, so a dedicated pub/sub (Redis, NATS) can replace the databa
 
 ``notify(code, version)``
     called (by a ``post_save`` of ``Room``) inside the transaction that saved the room; the
-    news goes out when that transaction commits, never for one that rolls back.
+    news goes out when that transaction commits, never for one that rolls back. A deleted
+    room (``post_delete``: the admin, ``expire_rooms``, a lazily closed room) notifies
+    ``GONE``, which every stream of the room takes as "look again" and so ends with
+    ``event: closed``.
 ``subscribe(code)``
     an async context manager giving a ``Subscription``; ``await sub.next(timeout)`` is the
     newest version heard of since the last call (``None`` when nothing came in time).
@@ -23,7 +26,7 @@ Two back-ends, chosen by the database:
 - SQLite (one file, maybe several processes): commits in this process are handed over at once;
   and one task per process reads the versions of every room someone here is subscribed to, in
   one query, every ``KARTOTHEK_PLAY_EVENTS_CHECK`` seconds (the safety net that makes another
-  process's moves arrive).
+  process's moves arrive); a subscribed room that query no longer finds is ``GONE``.
 
 Database reads here run in the shared thread pool (whose few threads keep their connections),
 so a waiting subscription holds neither a thread nor a database connection.
@@ -46,6 +49,7 @@ from cards.text import ascii_number
 log = logging.getLogger(__name__)
 
 CHANNEL = "kartothek_rooms"
+GONE = -1  # the version a deleted room notifies: "look again" (the look finds no room)
 
 
 def _postgres() -> bool:
@@ -62,7 +66,8 @@ class Subscription:
         self._event = asyncio.Event()
 
     def _hear(self, version: int) -> None:  # on the subscription's loop only
-        if self._heard is None or version > self._heard:
+        # "look again" (GONE, -1) outranks any version heard with it: the look must happen
+        if self._heard is None or version == GONE or (self._heard != GONE and version > self._heard):
             self._heard = version
         self._event.set()
 
@@ -156,6 +161,11 @@ def room_saved(sender: Any, instance: Any, update_fields: Any = None, **kwargs: 
     notify(instance.code, instance.version)
 
 
+def room_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """``post_delete`` of ``Room``: its streams, on every server, look once more and close."""
+    notify(instance.code, GONE)
+
+
 # --- the PostgreSQL listener ------------------------------------------------------------------
 
 
@@ -177,7 +187,7 @@ async def _listen(hub: _Hub) -> None:
                 hub.wake_all()  # anything committed before LISTEN took effect
                 async for note in conn.notifies():
                     code, _, version = note.payload.rpartition(":")
-                    if ascii_number(version):
+                    if ascii_number(version) or version == str(GONE):
                         hub.deliver(code, int(version))
         except asyncio.CancelledError:
             raise
@@ -217,3 +227,7 @@ async def _check(hub: _Hub) -> None:
             if hub.known.get(code, -1) < version:  # grown, or first seen (a stream looks again)
                 hub.known[code] = version
                 hub.deliver(code, version)
+        for code in codes:
+            if code not in found and hub.known.get(code) != GONE:  # deleted by another process
+                hub.known[code] = GONE
+                hub.deliver(code, GONE)

@@ -139,7 +139,12 @@ def find_seat(code: str, token: str) -> Seat | None:
     also reads the room (all but its state) and its release's digest: ``seat.poll`` holds the
     room's version, due_at, status and last_activity (what a poll needs to answer 304) and
     ``seat_room(seat)`` is the room, loaded without another query."""
-    row = _SEAT_WITH_ROOM.first((code or "").strip().upper(), hash_token(token))
+    return find_seat_hashed(code, hash_token(token))
+
+
+def find_seat_hashed(code: str, token_hash: str) -> Seat | None:
+    """``find_seat`` by the token's sha256 (what a redeemed stream ticket stands for)."""
+    row = _SEAT_WITH_ROOM.first((code or "").strip().upper(), token_hash)
     if row is None:
         return None
     room_values = row[len(_SEAT_COLUMNS):-1]

@@ -144,6 +144,24 @@ class ActionLog(models.Model):
         return f"{self.room_id} v{self.version} {self.seat} {self.action.get('type')}"
 
 
+class StreamTicket(models.Model):
+    """A short-lived, single-use pass to one seat's event stream, for a browser's EventSource
+    on another origin (it cannot send the Bearer token, and the seat cookie is this site's):
+    made with the seat's token (``POST …/stream-tickets``), redeemed once by
+    ``GET …/events?ticket=…`` (games/tickets.py). Only the ticket's sha256 is kept, and the
+    sha256 of the seat token it stands for (as ``Seat.token_hash`` holds it), so a ticket
+    proves exactly what that token proved when the ticket was made."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="+")
+    ticket_hash = models.CharField(max_length=64, unique=True)
+    token_hash = models.CharField(max_length=64)
+    expires_at = models.DateTimeField(db_index=True)
+    used = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"ticket for room {self.room_id} until {self.expires_at:%H:%M:%S}"
+
+
 class RateHit(models.Model):
     """Requests of one client in one minute (shared by every app server through the database)."""
 

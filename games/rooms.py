@@ -66,6 +66,7 @@ from games.lookup import (
     check_expiry,
     find_room,
     find_seat,
+    find_seat_hashed,
     get_room,
     hash_token,
     is_curator,
@@ -101,6 +102,7 @@ __all__ = [
     "check_expiry",
     "find_room",
     "find_seat",
+    "find_seat_hashed",
     "get_room",
     "give_host",
     "give_host_from_table",
@@ -111,6 +113,7 @@ __all__ = [
     "join",
     "load_room",
     "moved_away",
+    "moved_away_hashed",
     "moved_message",
     "new_token",
     "normal_code",
@@ -559,7 +562,12 @@ def moved_away(code: str, token: str) -> Seat | None:
     """The seat whose token this was before the host moved it to another device, or None."""
     if not token:
         return None
-    return (Seat.objects.filter(room__code=(code or "").strip().upper(), old_token_hash=hash_token(token),
+    return moved_away_hashed(code, hash_token(token))
+
+
+def moved_away_hashed(code: str, token_hash: str) -> Seat | None:
+    """``moved_away`` by the token's sha256."""
+    return (Seat.objects.filter(room__code=(code or "").strip().upper(), old_token_hash=token_hash,
                                 removed=False).first())
 
 

@@ -13,6 +13,8 @@ KARTOTHEK_PLAY_WRITE_LIMIT  other play writes (actions, host controls) a minute 
 KARTOTHEK_PLAY_ROOM_WRITE_LIMIT  play writes a minute per room (default 900)
 KARTOTHEK_PLAY_GAME_LIMIT  games started (start, play again) a minute per room (default 4)
 KARTOTHEK_PLAY_LOOKUP_LIMIT  failed room lookups (404s) a minute per client (default 20)
+KARTOTHEK_CORS_ALLOWED_ORIGINS  web origins that may use the play API from their pages
+                    (comma-separated, default none; packs, schemas and keys answer any origin)
 Production (HTTPS, cookies, CSP, proxy): see the README's Configuration table and
 deploy/production.env.example.
 """
@@ -24,7 +26,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from common.env import env_bool, env_header, env_int, env_list, env_path, env_str
+from common.env import env_bool, env_header, env_int, env_list, env_origins, env_path, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("KARTOTHEK_VAR_DIR", str(BASE_DIR / "var")))
@@ -55,6 +57,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "csp",
+    "corsheaders",
     "axes",
     "import_export",
     "simple_history",
@@ -65,6 +68,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Cross-origin use (kartothek/cors.py): first, so that every answer below it, a 429, a 503
+    # or a static file's, carries the headers a browser on another origin needs to read it.
+    "kartothek.cors.PublicCorsMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Every answer's security headers come from the middleware above WhiteNoise, so static
     # files carry the same CSP, X-Frame-Options, nosniff, HSTS and Referrer-Policy as pages
@@ -239,6 +246,9 @@ KARTOTHEK_PLAY_EVENTS_CHECK = float(env_str("KARTOTHEK_PLAY_EVENTS_CHECK") or 0.
 # Threads per server process that answer the play pages and the play API, each request on one
 # of them from start to end (kartothek/asgi.py says why).
 KARTOTHEK_PLAY_THREADS = env_int("KARTOTHEK_PLAY_THREADS", 8, minimum=1)
+# Threads per server process that answer the packs API, the static files and the media files,
+# each request on one of them from start to end, apart from the play threads (kartothek/asgi.py).
+KARTOTHEK_PACK_THREADS = env_int("KARTOTHEK_PACK_THREADS", 4, minimum=1)
 # Threads per process that read rooms for the event streams (a pool of their own, apart from
 # the play requests' and Django's): each stream's look is short, and more threads than this only
 # wait for the GIL in turn while a move's request waits behind them (docs/play-performance.md).
@@ -250,6 +260,17 @@ KARTOTHEK_PLAY_LOOK_THREADS = env_int("KARTOTHEK_PLAY_LOOK_THREADS", 2, minimum=
 # second, the states of a quarter of the rooms were in memory at any time, growing with their
 # games' logs (docs/play-performance.md, 2026-12-03 evening).
 KARTOTHEK_PLAY_STATE_KEEP_MS = env_int("KARTOTHEK_PLAY_STATE_KEEP_MS", 250)
+# --- Cross-origin use (CORS; kartothek/cors.py). Two policies: the public read-only API (packs,
+# schemas, keys, pictures) answers any origin with "*" (kartothek.cors.PublicCorsMiddleware);
+# the play API only the origins listed here (django-cors-headers, whose settings follow). No
+# credentials anywhere: a page on another origin proves a seat with its Bearer token (or a
+# stream ticket), never with this site's cookies.
+CORS_ALLOWED_ORIGINS = env_origins("KARTOTHEK_CORS_ALLOWED_ORIGINS")
+CORS_URLS_REGEX = r"^/api/play/"
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_METHODS = ["GET", "HEAD", "POST", "OPTIONS"]
+CORS_ALLOW_HEADERS = ["authorization", "content-type", "if-none-match", "last-event-id"]
+CORS_EXPOSE_HEADERS = ["ETag", "Location", "Retry-After"]
 # --- Login throttling (django-axes): failed logins are counted in the database, so every
 # app server sees them. After AXES_FAILURE_LIMIT failures the (user name, client address)
 # pair is refused with 429 for AXES_COOLOFF_MINUTES; a successful login resets the count.

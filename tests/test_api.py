@@ -119,12 +119,16 @@ def test_latest_without_redirect_names_the_newest_release_in_json(released, clie
     ("redirect=False&pictures=embedded", 200, "/api/packs/sauschwer/en/2.json?pictures=embedded"),
     ("since=1", 302, "/api/packs/sauschwer/en/2.json?since=1"),
     ("redirect=true&since=1", 302, "/api/packs/sauschwer/en/2.json?since=1"),
+    ("since=2&redirect=false", 304, None),  # up to date: nothing to fetch, in either form
 ])
 def test_latest_keeps_the_query_but_redirect_in_its_location(released, client, query, status,
                                                                location):
     response = client.get(f"/api/packs/sauschwer/en/latest?{query}")
     assert response.status_code == status
-    assert (response.json()["location"] if status == 200 else response["Location"]) == location
+    if status == 304:
+        assert response.content == b"" and "Location" not in response
+    else:
+        assert (response.json()["location"] if status == 200 else response["Location"]) == location
 
 
 @pytest.mark.parametrize("value", ["no", "0", "", "falsch"])
@@ -133,6 +137,27 @@ def test_latest_refuses_a_redirect_that_is_neither_true_nor_false(released, clie
     assert response.status_code == 400
     assert response["Content-Type"] == "application/json"
     assert f"redirect={value!r} is neither true nor false" in response.json()["error"]
+
+
+def test_latest_since_the_newest_release_is_a_304_and_since_an_older_one_the_delta(released, client):
+    up_to_date = client.get("/api/packs/sauschwer/en/latest?since=2")
+    assert up_to_date.status_code == 304 and up_to_date.content == b""
+    assert up_to_date["ETag"] == f'"{released.sha256}"'
+    assert up_to_date["Cache-Control"] == "public, max-age=60"
+    behind = client.get("/api/packs/sauschwer/en/latest?since=1")
+    assert behind.status_code == 302 and behind["Location"] == "/api/packs/sauschwer/en/2.json?since=1"
+
+
+def test_the_index_has_an_etag_that_changes_with_a_publish(released, client):
+    first = client.get("/api/packs/")
+    etag = first["ETag"]
+    assert etag.startswith('"') and len(etag) == 66
+    again = client.get("/api/packs/", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b"" and again["ETag"] == etag
+    SauschwerObject.objects.create(key="noch-ein-stein", name="Noch ein Stein", weight_g=700, source="x")
+    publish("sauschwer", "en")
+    changed = client.get("/api/packs/", headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed["ETag"] != etag
 
 
 def test_a_pack_with_embedded_pictures_for_offline_clients(mini_catalogue, client):

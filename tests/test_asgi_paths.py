@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,8 +21,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def call(method: str, path: str, *, headers: dict[str, str] | None = None,
-         body: bytes = b"", query: bytes = b"") -> tuple[int, dict[str, str], bytes]:
-    """One request through ``kartothek.asgi.application``: status, headers, body."""
+         body: bytes = b"", query: bytes = b"", messages: bool = False) -> Any:
+    """One request through ``kartothek.asgi.application``: status, headers, body (and with
+    ``messages`` the ASGI messages sent)."""
     scope = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
         "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query,
@@ -27,7 +31,7 @@ def call(method: str, path: str, *, headers: dict[str, str] | None = None,
         "headers": [(b"host", b"testserver"),
                     *((k.lower().encode(), v.encode()) for k, v in (headers or {}).items())],
     }
-    messages: list[dict[str, Any]] = []
+    sent: list[dict[str, Any]] = []
 
     async def run() -> None:
         delivered = False
@@ -41,7 +45,7 @@ def call(method: str, path: str, *, headers: dict[str, str] | None = None,
             raise AssertionError("unreachable")
 
         async def send(message: dict[str, Any]) -> None:
-            messages.append(message)
+            sent.append(message)
 
         await application(scope, receive, send)
 
@@ -60,10 +64,12 @@ def call(method: str, path: str, *, headers: dict[str, str] | None = None,
     driver.join()
     if failures:
         raise failures[0]
-    start = messages[0]
+    start = sent[0]
     assert start["type"] == "http.response.start"
     answer = {k.decode().lower(): v.decode() for k, v in start["headers"]}
-    content = b"".join(m.get("body", b"") for m in messages[1:])
+    content = b"".join(m.get("body", b"") for m in sent[1:])
+    if messages:
+        return start["status"], answer, content, sent
     return start["status"], answer, content
 
 
@@ -136,9 +142,38 @@ def test_a_room_is_opened_joined_and_read_through_the_play_path():
 
 
 def test_other_paths_keep_djangos_asgi_path(threads_seen):
-    status, _, _ = call("GET", "/api/packs")
-    assert status in (200, 401, 403, 404)
-    assert threads_seen["started"] and not threads_seen["started"][0].startswith("kartothek-play")
+    status, _, _ = call("GET", "/admin/login/")
+    assert status in (200, 302, 404)
+    started = threads_seen["started"]
+    assert started and not started[0].startswith(("kartothek-play", "kartothek-packs"))
+
+
+def test_a_packs_request_runs_on_one_thread_of_the_packs_pool_with_the_whole_middleware(
+        threads_seen):
+    status, headers, body = call("GET", "/api/packs/")
+    assert status == 200 and json.loads(body)["games"]
+    assert headers["x-content-type-options"] == "nosniff" and headers["x-frame-options"] == "DENY"
+    assert threads_seen["started"] == threads_seen["finished"]
+    assert len(threads_seen["started"]) == 1
+    assert threads_seen["started"][0].startswith("kartothek-packs")
+
+
+def test_a_media_file_is_read_whole_on_the_packs_pool_and_sent_in_one_piece(threads_seen):
+    from django.conf import settings
+
+    folder = Path(settings.MEDIA_ROOT) / "asgi-paths-test"
+    folder.mkdir(parents=True, exist_ok=True)
+    data = os.urandom(200_000)  # several of Django's 64 KiB chunks
+    (folder / "file.bin").write_bytes(data)
+    try:
+        status, headers, body, messages = call("GET", "/media/asgi-paths-test/file.bin",
+                                               messages=True)
+    finally:
+        shutil.rmtree(folder)
+    assert status == 200 and body == data and headers["content-length"] == str(len(data))
+    assert len([m for m in messages if m.get("body")]) == 1
+    assert threads_seen["started"] == threads_seen["finished"]
+    assert threads_seen["started"][0].startswith("kartothek-packs")
 
 
 def test_a_play_request_hands_its_database_connection_back():

@@ -156,11 +156,15 @@ def test_every_described_path_is_served(template):
 # the URL names no method
 SCENARIOS = [
     ("/api/packs", "/api/packs", {}, "anyone", 200),
+    ("/api/packs", "/api/packs", {"If-None-Match": "{index_etag}"}, "anyone", 304),
     ("/api/packs/{game}/{language}/latest", "/api/packs/sauschwer/en/latest", {}, "anyone", 302),
     ("/api/packs/{game}/{language}/latest", "/api/packs/sauschwer/en/latest?redirect=false", {},
      "anyone", 200),
     ("/api/packs/{game}/{language}/latest", "/api/packs/sauschwer/en/latest?redirect=no", {},
      "anyone", 400),
+    # the client holds the newest release (sauschwer en 2): nothing to fetch
+    ("/api/packs/{game}/{language}/latest", "/api/packs/sauschwer/en/latest?since=2", {}, "anyone",
+     304),
     ("/api/packs/{game}/{language}/latest", "/api/packs/sign/en/latest", {}, "anyone", 404),
     ("/api/packs/{game}/{language}/latest", "/api/packs/poker/en/latest", {}, "anyone", 404),
     ("/api/packs/{game}/{language}/{version}.json", "/api/packs/sauschwer/en/1.json", {}, "anyone",
@@ -305,6 +309,7 @@ def test_live_answers_match_the_description(mini_catalogue, client, admin_client
               "picture": symbols["body"]["symbols"][0]["picture"]["sha256"],
               "tampered": _tamper_a_picture()}
     _break_release_files()
+    values["index_etag"] = client.get("/api/packs")["ETag"]  # of the index as it now is
     problems = []
     for template, request, headers, who, status in SCENARIOS:
         method, _, url = request.format(**values).rpartition(" ")

@@ -286,11 +286,14 @@ def test_gunicorn_serves_a_styled_admin_with_debug_off_and_the_security_headers(
         # The access log has paths, never query strings or Referers (they can carry tokens).
         get(port, "/play/ABCD/rejoin?token=secret-in-the-query",
             {**https, "Referer": "https://elsewhere.example/?seat=secret-in-the-referer"})
+        get(port, "/api/play/rooms/ABCD/events?ticket=secret-stream-ticket", https)  # refused
     finally:
         stop(server)
     logged = log.read_text()
     assert '"GET /play/ABCD/rejoin HTTP/1.1"' in logged
+    assert "/api/play/rooms/ABCD/events" in logged
     assert "secret-in-the-query" not in logged and "secret-in-the-referer" not in logged
+    assert "secret-stream-ticket" not in logged
 
 
 @pytest.mark.django_db

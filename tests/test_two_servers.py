@@ -18,12 +18,14 @@ from __future__ import annotations
 import http.client
 import itertools
 import json
+import os
 import random
 import re
 import subprocess
 import sys
 import threading
 import time
+from datetime import timedelta
 from http.cookies import SimpleCookie
 from pathlib import Path
 
@@ -396,3 +398,43 @@ def test_an_action_on_one_server_reaches_an_event_stream_of_the_other_at_once(tw
         for watcher in watchers.values():
             watcher.close()
     assert max(delays) < 3.0, sorted(delays)
+
+
+def test_a_ticket_made_on_one_server_opens_a_stream_on_the_other_which_ends_when_the_room_goes(
+        two_servers):
+    """Stream tickets live in the database (any server redeems them, once), and a room deleted
+    by a third process (expire_rooms, from cron) ends the streams on both servers at once
+    (post_delete notifies through NOTIFY)."""
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    from tests.play.sse_helpers import Stream
+
+    a, b = two_servers
+    release_of("sauschwer")
+    status, _, data = api(a, "POST", "/api/play/rooms",
+                          data={"game": "sauschwer", "language": "en", "name": "Ada", "cookie": False})
+    created = json.loads(data)
+    code = created["code"]
+    status, _, data = api(a, "POST", f"/api/play/rooms/{code}/stream-tickets", created["token"], {})
+    assert status == 201, data
+    events_url = json.loads(data)["events_url"]
+    watchers = [Stream(f"http://127.0.0.1:{b}{events_url}"),
+                Stream(f"http://127.0.0.1:{a}/api/play/rooms/{code}/events",
+                       {"Authorization": f"Bearer {created['token']}"})]
+    try:
+        assert [w.status for w in watchers] == [200, 200]
+        assert all(w.next().body["you"] == created["seat"] for w in watchers)
+        again = Stream(f"http://127.0.0.1:{a}{events_url}")  # used on B: refused on A too
+        assert again.status == 403 and "ticket" in again.response.read().decode()
+        again.close()
+        Room.objects.filter(code=code).update(last_activity=timezone.now() - timedelta(days=3))
+        started = time.monotonic()
+        call_command("expire_rooms", stdout=open(os.devnull, "w"))  # noqa: SIM115
+        for watcher in watchers:
+            closed = watcher.next(timeout=5)
+            assert closed.kind == "closed" and json.loads(closed.data)["status"] == 404
+        assert time.monotonic() - started < 5
+    finally:
+        for watcher in watchers:
+            watcher.close()

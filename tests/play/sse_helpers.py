@@ -33,7 +33,8 @@ class Event:
 
 
 class Server:
-    def __init__(self) -> None:
+    def __init__(self, *, access_log: bool = False) -> None:
+        """``access_log``: uvicorn logs each request (``uvicorn.access``, level info)."""
         from kartothek.asgi import application
 
         self.sock = socket.socket()
@@ -41,7 +42,8 @@ class Server:
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(application, lifespan="off", log_level="warning",
+        config = uvicorn.Config(application, lifespan="off",
+                                log_level="info" if access_log else "warning",
                                 timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},

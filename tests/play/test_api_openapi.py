@@ -140,6 +140,16 @@ def test_live_play_answers_match_the_description():
     s.call(room_t, "get", f"{R}/{code}", token=host, HTTP_IF_NONE_MATCH=first["ETag"])  # 304
     s.call(room_t, "get", f"{R}/{code}", token="nope")  # 403
     s.call(room_t, "get", f"{R}/ZZZZZ")  # 404
+    # --- stream tickets ---
+    tickets_t = R + "/{code}/stream-tickets"
+    s.call(tickets_t, "post", f"{R}/{code}/stream-tickets", token=guest)  # 201
+    s.call(tickets_t, "post", f"{R}/{code}/stream-tickets", token=guest, raw="{")  # 400
+    s.call(tickets_t, "post", f"{R}/{code}/stream-tickets", token="nope")  # 403
+    s.call(tickets_t, "post", f"{R}/ZZZZZ/stream-tickets", token=guest)  # 404
+    with override_settings(KARTOTHEK_PLAY_WRITE_LIMIT=1):
+        for _ in range(2):
+            s.call(tickets_t, "post", f"{R}/{code}/stream-tickets", token=guest,
+                   REMOTE_ADDR="10.9.9.7")  # 201 then 429
     # --- actions ---
     act_t = R + "/{code}/actions"
     body = first.json()

@@ -213,7 +213,7 @@ class Streams:
 
     def check(self, ids: Ids, secrets: Secrets, room: Room, game: str, number: int) -> None:
         for reader, token in self.readers.items():
-            body, _due = api._look(self.code, token, self.sent[reader])
+            body, _due = api._look(self.code, token and rooms.hash_token(token), self.sent[reader])
             if body is None:  # nothing new for this stream: it must have sent this version
                 assert self.sent[reader] == room.version, (reader, self.sent[reader], room.version)
                 continue
