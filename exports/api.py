@@ -13,9 +13,11 @@ import hashlib
 import json
 from functools import lru_cache, wraps
 from pathlib import Path
+from urllib.parse import unquote_plus
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
@@ -169,22 +171,31 @@ def _release_url(game: str, language: str, version: int) -> str:
     return reverse("api:release", args=[game, language, version])
 
 
-@read_only
-def index(request: HttpRequest) -> JsonResponse:
-    """Every game and language with its releases, newest first."""
-    releases: dict[tuple[str, str], list[dict[str, object]]] = {}
+def _release_entries(releases: QuerySet[Release]) -> list[tuple[str, str, dict[str, object]]]:
+    """(game, language, entry) for each release of a queryset, as the index lists them."""
+    entries = []
     # The release notes' counts only (a first release lists every card, too much for an index).
     for game, language, version, digest, content, size, published, note, since, counts in (
-        Release.objects.order_by("game", "language", "-version").values_list(
+        releases.values_list(
             "game", "language", "version", "sha256", "body_sha256", "size", "published_at",
             "note", "changes__since", "changes__counts")):
-        releases.setdefault((game, language), []).append({
+        entries.append((game, language, {
             "version": version, "sha256": digest, "content_sha256": content, "size": size,
             "published_at": published.isoformat(),
             "url": _release_url(game, language, version),
             "note": note,
             "changes": None if counts is None else {"since": since, **counts},
-        })
+        }))
+    return entries
+
+
+@read_only
+def index(request: HttpRequest) -> JsonResponse:
+    """Every game and language with its releases, newest first."""
+    releases: dict[tuple[str, str], list[dict[str, object]]] = {}
+    for game, language, entry in _release_entries(
+            Release.objects.order_by("game", "language", "-version")):
+        releases.setdefault((game, language), []).append(entry)
     games = []
     for game, label in Game.choices:
         languages = []
@@ -210,22 +221,51 @@ def index(request: HttpRequest) -> JsonResponse:
     return response
 
 
+def _latest_query(request: HttpRequest) -> tuple[str | None, str]:
+    """(the ``redirect`` parameter, the rest of the query string as sent).
+
+    The rest goes into the redirect unchanged (``latest?since=N`` asks the newest release
+    for what changed since N); ``redirect`` only chooses the answer's form.
+    """
+    redirect, kept = None, []
+    for part in request.META.get("QUERY_STRING", "").split("&"):
+        name, _, value = part.partition("=")
+        if name == "redirect":
+            redirect = unquote_plus(value).lower()  # Python's urlencode writes False
+        elif part:
+            kept.append(part)
+    return redirect, "&".join(kept)
+
+
 @read_only
 def latest(request: HttpRequest, game: str, language: str) -> HttpResponse:
+    """302 to the newest release; with ``?redirect=false`` that release as JSON (200), for
+    clients that follow no redirects (generated clients on httpx do not by default; a
+    browser's ``fetch(url, {redirect: "manual"})`` cannot read the Location)."""
     problem = _check(game, language)
     if problem:
         return problem
-    newest = Release.objects.filter(game=game, language=language).order_by(
-        "-version").values_list("version", "sha256").first()
+    redirect, query = _latest_query(request)
+    if redirect not in (None, "true", "false"):
+        return error(400, f"redirect={redirect[:20]!r} is neither true nor false: give "
+                          "redirect=false for the newest release as JSON, or leave it out "
+                          "for the redirect.")
+    releases = Release.objects.filter(game=game, language=language)
+    newest = releases.order_by("-version").values_list("version", "sha256").first()
     if newest is None:
         return error(404, f"No release of {game} ({language}) has been published yet.")
     version, digest = newest
     if request.GET.get("since") == str(version):
         # The client holds the newest release: nothing to send (the ETag is that release's).
         return _not_modified(f'"{digest}"', f"public, max-age={LATEST_MAX_AGE}")
-    response = HttpResponse(status=302)
-    query = request.META.get("QUERY_STRING", "")
-    response["Location"] = _release_url(game, language, version) + (f"?{query}" if query else "")
+    location = _release_url(game, language, version) + (f"?{query}" if query else "")
+    if redirect == "false":  # the index's entry of that release (a second query: rarely asked)
+        [(_, _, entry)] = _release_entries(releases.filter(version=version))
+        response: HttpResponse = JsonResponse(
+            {"game": game, "language": language, **entry, "location": location})
+    else:
+        response = HttpResponse(status=302)
+        response["Location"] = location
     response["Cache-Control"] = f"public, max-age={LATEST_MAX_AGE}"
     return response
 

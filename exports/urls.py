@@ -7,7 +7,10 @@ from exports import api
 app_name = "api"
 
 urlpatterns = [
-    path("packs/", api.index, name="index"),
+    path("packs", api.index, name="index"),
+    # The index's URL until the API was described without trailing slashes: it answers the
+    # same, for the clients written against it.
+    path("packs/", api.index, name="index-slash"),
     path("packs/<str:game>/<str:language>/latest", api.latest, name="latest"),
     path("packs/<str:game>/<str:language>/draft.json", api.draft, name="draft"),
     path("packs/<str:game>/<str:language>/<int:version>.json", api.release, name="release"),

@@ -26,7 +26,7 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 
-PUBLIC = re.compile(r"^/api/(?:packs/|keys$|schema/|openapi\.json$|pictures/)")
+PUBLIC = re.compile(r"^/api/(?:packs(?:/|$)|keys$|schema/|openapi\.json$|pictures/)")
 # What a script on another page may read of a public answer beyond the basic headers: the
 # validators it caches by, a release's signature, a delta's own address, a 503's wait.
 EXPOSED = "ETag, Last-Modified, Content-Length, Content-Location, X-Kartothek-Signature, Retry-After"

@@ -94,6 +94,51 @@ def test_latest_redirects_to_the_newest_release_and_is_cached_briefly(released, 
     assert response["Cache-Control"] == "public, max-age=60"
 
 
+def test_the_index_answers_the_same_with_and_without_a_trailing_slash(released, client):
+    without, with_slash = client.get("/api/packs"), client.get("/api/packs/")
+    assert without.status_code == with_slash.status_code == 200
+    assert without.content == with_slash.content
+    assert b'"url": "/api/packs/sauschwer/en/2.json"' in without.content
+    assert without.headers == with_slash.headers
+
+
+def test_latest_without_redirect_names_the_newest_release_in_json(released, client):
+    response = client.get("/api/packs/sauschwer/en/latest?redirect=false")
+    assert response.status_code == 200
+    assert response["Cache-Control"] == "public, max-age=60"
+    entry = next(lang for game in client.get("/api/packs").json()["games"]
+                 for lang in game["languages"] if game["game"] == "sauschwer"
+                 and lang["language"] == "en")["releases"][0]
+    assert response.json() == {"game": "sauschwer", "language": "en", **entry,
+                               "location": "/api/packs/sauschwer/en/2.json"}
+    assert entry["version"] == 2 and entry["sha256"] == released.sha256
+
+
+@pytest.mark.parametrize(("query", "status", "location"), [
+    ("since=1&redirect=false", 200, "/api/packs/sauschwer/en/2.json?since=1"),
+    ("redirect=False&pictures=embedded", 200, "/api/packs/sauschwer/en/2.json?pictures=embedded"),
+    ("since=1", 302, "/api/packs/sauschwer/en/2.json?since=1"),
+    ("redirect=true&since=1", 302, "/api/packs/sauschwer/en/2.json?since=1"),
+    ("since=2&redirect=false", 304, None),  # up to date: nothing to fetch, in either form
+])
+def test_latest_keeps_the_query_but_redirect_in_its_location(released, client, query, status,
+                                                               location):
+    response = client.get(f"/api/packs/sauschwer/en/latest?{query}")
+    assert response.status_code == status
+    if status == 304:
+        assert response.content == b"" and "Location" not in response
+    else:
+        assert (response.json()["location"] if status == 200 else response["Location"]) == location
+
+
+@pytest.mark.parametrize("value", ["no", "0", "", "falsch"])
+def test_latest_refuses_a_redirect_that_is_neither_true_nor_false(released, client, value):
+    response = client.get(f"/api/packs/sauschwer/en/latest?redirect={value}")
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert f"redirect={value!r} is neither true nor false" in response.json()["error"]
+
+
 def test_latest_since_the_newest_release_is_a_304_and_since_an_older_one_the_delta(released, client):
     up_to_date = client.get("/api/packs/sauschwer/en/latest?since=2")
     assert up_to_date.status_code == 304 and up_to_date.content == b""

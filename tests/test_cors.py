@@ -16,7 +16,8 @@ pytestmark = pytest.mark.django_db
 GAME = "http://127.0.0.1:8123"  # the web game's origin, allowed for play below
 OTHER = "https://elsewhere.example"
 PUBLIC_PATHS = [
-    "/api/packs/",
+    "/api/packs",
+    "/api/packs/",  # the index's first URL, answering the same
     "/api/packs/sauschwer/en/latest",  # a 404 here (nothing published): readable all the same
     "/api/packs/sauschwer/en/1.json",
     "/api/keys",

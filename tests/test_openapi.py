@@ -123,10 +123,20 @@ DESCRIBED = {re.sub(r"\{[^}/]+\}", "{}", template) for template in SPEC["paths"]
 PACK_PATHS = {t: item for t, item in SPEC["paths"].items() if not t.startswith("/api/play/")}
 
 
+def _described_as(template: str) -> str:
+    """The described path a URL template is served as: itself, or for a URL kept with a
+    trailing slash (the index's first URL) the path without it, whose description names it."""
+    if template not in DESCRIBED and template.endswith("/") and template[:-1] in SPEC["paths"]:
+        described = SPEC["paths"][template[:-1]]["get"]["description"]
+        assert f"`{template}`" in described, f"{template[:-1]}'s description does not name {template}"
+        return template[:-1]
+    return template
+
+
 @pytest.mark.parametrize("pattern", API_PATTERNS, ids=lambda p: str(p.pattern))
 def test_every_url_of_the_api_is_described(pattern):
     assert pattern.name, f"{pattern.pattern} has no name; the API's URLs are reversed by name."
-    template = _template_of(pattern)
+    template = _described_as(_template_of(pattern))
     assert template in DESCRIBED, f"{pattern.pattern} ({template}) is not described in {OPENAPI_PATH.name}."
     names = list(pattern.pattern.regex.groupindex)
     unknown = [n for n in names if n not in SAMPLES]
@@ -142,11 +152,16 @@ def test_every_described_path_is_served(template):
     assert match.namespace == "api"
 
 
-# (described path, URL, request headers, who asks, status the API answers)
+# (described path, [METHOD ]URL, request headers, who asks, status the API answers); GET when
+# the URL names no method
 SCENARIOS = [
-    ("/api/packs/", "/api/packs/", {}, "anyone", 200),
-    ("/api/packs/", "/api/packs/", {"If-None-Match": "{index_etag}"}, "anyone", 304),
+    ("/api/packs", "/api/packs", {}, "anyone", 200),
+    ("/api/packs", "/api/packs", {"If-None-Match": "{index_etag}"}, "anyone", 304),
     ("/api/packs/{game}/{language}/latest", "/api/packs/sauschwer/en/latest", {}, "anyone", 302),
+    ("/api/packs/{game}/{language}/latest", "/api/packs/sauschwer/en/latest?redirect=false", {},
+     "anyone", 200),
+    ("/api/packs/{game}/{language}/latest", "/api/packs/sauschwer/en/latest?redirect=no", {},
+     "anyone", 400),
     # the client holds the newest release (sauschwer en 2): nothing to fetch
     ("/api/packs/{game}/{language}/latest", "/api/packs/sauschwer/en/latest?since=2", {}, "anyone",
      304),
@@ -215,6 +230,9 @@ SCENARIOS = [
      "anyone", 303),
     ("/api/packs/{game}/{language}/{version}.json", "/api/packs/sauschwer/en/2.json?since=2", {},
      "anyone", 400),
+    # the pack API is read-only: one refused method per path (tests/test_api_methods.py tries
+    # every unsafe method on every route)
+    *((template, f"POST {_fill(template)}", {}, "anyone", 405) for template in PACK_PATHS),
 ]
 
 
@@ -291,14 +309,15 @@ def test_live_answers_match_the_description(mini_catalogue, client, admin_client
               "picture": symbols["body"]["symbols"][0]["picture"]["sha256"],
               "tampered": _tamper_a_picture()}
     _break_release_files()
-    values["index_etag"] = client.get("/api/packs/")["ETag"]  # of the index as it now is
+    values["index_etag"] = client.get("/api/packs")["ETag"]  # of the index as it now is
     problems = []
-    for template, url, headers, who, status in SCENARIOS:
-        url = url.format(**values)
+    for template, request, headers, who, status in SCENARIOS:
+        method, _, url = request.format(**values).rpartition(" ")
         headers = {k: v.format(**values) for k, v in headers.items()}
         assert _matches(template, url.partition("?")[0]), (template, url)
-        response = (admin_client if who == "curator" else client).get(url, headers=headers)
-        where = f"GET {url} ({who}{', ' + str(headers) if headers else ''})"
+        asking = admin_client if who == "curator" else client
+        response = getattr(asking, (method or "GET").lower())(url, headers=headers)
+        where = f"{method or 'GET'} {url} ({who}{', ' + str(headers) if headers else ''})"
         if response.status_code != status:
             problems.append(f"{where}: {response.status_code}, the scenario expects {status}")
             continue
