@@ -220,7 +220,7 @@ def get(port: int, path: str, timeout: float = 5.0) -> int:
 def gunicorn(env: dict[str, str], folder: Path) -> Iterator[subprocess.Popen[bytes]]:
     output = (folder / "gunicorn.log").open("ab")
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "--config", "deploy/gunicorn.conf.py",
-                               "kartothek.wsgi:application"], cwd=ROOT, env=env, stdout=output,
+                               "kartothek.asgi:application"], cwd=ROOT, env=env, stdout=output,
                               stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
