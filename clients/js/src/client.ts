@@ -122,10 +122,10 @@ export class Client extends Play {
     return this.http.requests;
   }
 
-  /** Every game and edition with its releases, newest first (GET /api/packs/). */
+  /** Every game and edition with its releases, newest first (GET /api/packs). */
   async packs(): Promise<PackIndex> {
-    const found = await this.http.json("/api/packs/");
-    if (!isPackIndex(found)) throw new KartothekError("The answer to /api/packs/ is not the pack index.");
+    const found = await this.http.json("/api/packs");
+    if (!isPackIndex(found)) throw new KartothekError("The answer to /api/packs is not the pack index.");
     return found as unknown as PackIndex;
   }
 

@@ -22,12 +22,12 @@ test("a malformed pack index is a KartothekError", async () => {
                       '{"games": [{"game": "a", "languages": [{"language": "de", "releases": [{}]}]}]}',
                       Buffer.from([0xff, 0xfe, 0x7b])]) {
     await withMirror(async (mirror) => {
-      mirror.forge("/api/packs/", 200, JSON_TYPE, body);
+      mirror.forge("/api/packs", 200, JSON_TYPE, body);
       await refused(new Client(mirror.url).packs());
     });
   }
   await withMirror(async (mirror) => {
-    mirror.forge("/api/packs/", 502, { "content-type": "text/html" }, "<h1>Bad gateway</h1>");
+    mirror.forge("/api/packs", 502, { "content-type": "text/html" }, "<h1>Bad gateway</h1>");
     await refused(new Client(mirror.url).packs(), (e) => e instanceof KartothekError && e.status === 502);
   });
 });
