@@ -22,6 +22,8 @@ Three ways through, by path:
   docs/serve-performance.md). A pool apart from the play pool, so a burst of pack downloads
   never delays a move. A static file is read on that thread too (they are small), instead of
   each of its chunks taking a thread hop of its own.
+- A release's 304, once Django has answered it, is answered again on the event loop itself
+  (kartothek/not_modified.py): a release never changes, so neither does its 304.
 - Everything else (the admin, the editor, printing: fewer requests, some of them long) keeps
   Django's ASGI path, so a slow print run never holds a play or a packs thread.
 """
@@ -38,6 +40,7 @@ from django.core.handlers.asgi import ASGIHandler
 from django.http import FileResponse, HttpResponse
 
 from common.threads import process_pool
+from kartothek import not_modified
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kartothek.settings")
 
@@ -76,6 +79,11 @@ class Handler(ASGIHandler):
                 await self._in_one_thread(scope, receive, send, self._play_pool())
                 return
             if _PACKS.match(path):
+                kept = not_modified.answer(scope)
+                if kept is not None:  # a release's 304, the same for everyone and forever
+                    await send({"type": "http.response.start", "status": 304, "headers": kept})
+                    await send({"type": "http.response.body", "body": b""})
+                    return
                 await self._in_one_thread(scope, receive, send, self._pack_pool())
                 return
         await super().__call__(scope, receive, send)
@@ -99,7 +107,8 @@ class Handler(ASGIHandler):
             respond = sync_to_async(self._respond, thread_sensitive=False, executor=pool)
             response = await respond(scope, body_file)
             if not response.streaming:
-                await _send_whole(response, send)  # closed already, on the pool's thread
+                headers = await _send_whole(response, send)  # closed already, on the pool's thread
+                not_modified.keep(scope, response.status_code, headers)
                 return
             await self.send_response(response, send)
             # its body was read only now, while it was being sent
@@ -128,7 +137,7 @@ class Handler(ASGIHandler):
         return response
 
 
-async def _send_whole(response: HttpResponse, send: Any) -> None:
+async def _send_whole(response: HttpResponse, send: Any) -> list[tuple[bytes, bytes]]:
     """A body held in memory, in one message: uvicorn writes it at once, where Django's
     send_response cuts it into 64 KiB pieces that each take a turn of the event loop (a 2 MB
     release: 31) and then closes the response again on a thread of its own."""
@@ -137,6 +146,7 @@ async def _send_whole(response: HttpResponse, send: Any) -> None:
                 for cookie in response.cookies.values()]
     await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
     await send({"type": "http.response.body", "body": response.content})
+    return headers
 
 
 def _read_whole(response: FileResponse) -> HttpResponse:

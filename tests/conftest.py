@@ -14,9 +14,11 @@ STARTER = ROOT / "fixtures"
 def _fresh_api_caches():
     """Test databases reuse release numbers for other content: forget what the API cached."""
     from exports import api
+    from kartothek import not_modified
 
     for name in ("_release_sha", "_release_bytes", "_embedded_bytes"):
         getattr(api, name).cache_clear()
+    not_modified.forget()
 
 
 @pytest.fixture

@@ -202,3 +202,44 @@ def test_the_app_server_freezes_what_it_loaded_and_collects_garbage_less_often()
 
     assert gc.get_threshold()[0] == GC_YOUNG > 700
     assert gc.get_freeze_count() > 10_000  # Django and the app, loaded before the first request
+
+
+def test_a_releases_304_once_answered_by_django_is_answered_again_without_it(
+        mini_catalogue, threads_seen):
+    """Issue 36: a release and so its 304 never change; after Django's first 304 the same
+    conditional request is answered on the event loop (no request reaches Django), with the
+    very same headers, while anything else still goes through Django."""
+    from exports.packs import publish
+
+    release = publish("sauschwer", "en").release
+    path = f"/api/packs/sauschwer/en/{release.version}.json"
+    etag = f'"{release.sha256}"'
+
+    status, first, body = call("GET", path)
+    assert status == 200 and first["etag"] == etag
+    status, django_304, body = call("GET", path, headers={"If-None-Match": etag})
+    assert status == 304 and body == b""
+    through_django = len(threads_seen["started"])
+    assert through_django == 2
+
+    status, kept_304, body = call("GET", path, headers={"If-None-Match": etag})
+    assert status == 304 and body == b"" and kept_304 == django_304
+    assert kept_304["access-control-allow-origin"] == "*"
+    assert kept_304["cache-control"] == "public, max-age=31536000, immutable"
+    assert len(threads_seen["started"]) == through_django  # Django never saw it
+
+    # another ETag, a list of them, a query or another method: Django answers, as before
+    for headers, query in (({"If-None-Match": '"0000"'}, b""),
+                           ({"If-None-Match": f'"0000", {etag}'}, b""),
+                           ({"If-None-Match": etag}, b"pictures=embedded"),
+                           ({}, b"")):
+        status, _answer, _body = call("GET", path, headers=headers, query=query)
+        assert status in (200, 304)
+    assert len(threads_seen["started"]) == through_django + 4
+
+
+def test_a_drafts_or_an_unknown_releases_answer_is_never_kept(mini_catalogue, threads_seen):
+    status, _h, _b = call("GET", "/api/packs/sauschwer/en/99.json", headers={"If-None-Match": '"x"'})
+    assert status == 404
+    call("GET", "/api/packs/sauschwer/en/99.json", headers={"If-None-Match": '"x"'})
+    assert len(threads_seen["started"]) == 2
