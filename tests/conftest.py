@@ -30,6 +30,19 @@ def mini_catalogue(db):
 
 
 @pytest.fixture
+def curator_client(mini_catalogue):
+    """A test client logged in as a member of the Curators group (the mini catalogue loaded)."""
+    from django.contrib.auth.models import Group, User
+    from django.test import Client
+
+    user = User.objects.create_user(username="carla", password="pw", is_staff=True)
+    user.groups.add(Group.objects.get(name="Curators"))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
 def run_command():
     """Run a management command; returns (exit status, stdout, stderr)."""
     import io

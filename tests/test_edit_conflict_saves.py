@@ -8,7 +8,6 @@ import re
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import F
 from django.db.models.signals import post_save
@@ -32,12 +31,8 @@ PREFIX = "cards-translation-content_type-object_id"
 
 
 @pytest.fixture
-def carla(mini_catalogue) -> Client:
-    user = User.objects.create_user(username="carla", password="pw", is_staff=True)
-    user.groups.add(Group.objects.get(name="Curators"))
-    client = Client()
-    client.force_login(user)
-    return client
+def carla(curator_client) -> Client:
+    return curator_client
 
 
 def _read_form(client: Client, url: str) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from hashlib import sha256
 
 import openpyxl
 import pytest
-from django.contrib.auth.models import Group, User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test import Client
@@ -29,12 +28,8 @@ COLUMNS = ("key", "field", "language", "text", "state", "kind")
 
 
 @pytest.fixture
-def carla(mini_catalogue) -> Client:
-    user = User.objects.create_user(username="carla", password="pw", is_staff=True)
-    user.groups.add(Group.objects.get(name="Curators"))
-    client = Client()
-    client.force_login(user)
-    return client
+def carla(curator_client) -> Client:
+    return curator_client
 
 
 def _choice(page: str, name: str, label: str) -> str:

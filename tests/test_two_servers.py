@@ -355,6 +355,15 @@ def test_a_room_is_played_across_both_servers_while_one_publishes(two_servers):
         assert status == 429 and headers["content-type"] == "application/json", data
 
 
+def _sauschwer_room(port: int) -> dict:
+    """A Sauschwer room opened through server ``port`` by Ada (no cookie): its answer."""
+    release_of("sauschwer")
+    status, _, data = api(port, "POST", "/api/play/rooms",
+                          data={"game": "sauschwer", "language": "en", "name": "Ada", "cookie": False})
+    assert status == 201, data
+    return json.loads(data)
+
+
 def test_an_action_on_one_server_reaches_an_event_stream_of_the_other_at_once(two_servers):
     """LISTEN/NOTIFY: a move sent to server A is pushed to a player whose stream is open on
     server B (PostgreSQL has no version check: without NOTIFY nothing would arrive). The
@@ -364,10 +373,7 @@ def test_an_action_on_one_server_reaches_an_event_stream_of_the_other_at_once(tw
     from tests.play.sse_helpers import Stream
 
     a, b = two_servers
-    release_of("sauschwer")
-    status, _, data = api(a, "POST", "/api/play/rooms",
-                          data={"game": "sauschwer", "language": "en", "name": "Ada", "cookie": False})
-    created = json.loads(data)
+    created = _sauschwer_room(a)
     code = created["code"]
     status, _, data = api(a, "POST", f"/api/play/rooms/{code}/seats", data={"name": "Bo", "cookie": False})
     guest = json.loads(data)
@@ -411,10 +417,7 @@ def test_a_ticket_made_on_one_server_opens_a_stream_on_the_other_which_ends_when
     from tests.play.sse_helpers import Stream
 
     a, b = two_servers
-    release_of("sauschwer")
-    status, _, data = api(a, "POST", "/api/play/rooms",
-                          data={"game": "sauschwer", "language": "en", "name": "Ada", "cookie": False})
-    created = json.loads(data)
+    created = _sauschwer_room(a)
     code = created["code"]
     status, _, data = api(a, "POST", f"/api/play/rooms/{code}/stream-tickets", created["token"], {})
     assert status == 201, data
