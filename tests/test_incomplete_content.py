@@ -60,7 +60,8 @@ def curator(client):
 def slogan_row(n: int, side: int, text: str, key: str, options: list[str] | None,
                correct: int | None) -> dict[str, str]:
     row = {f"slogans-{n}-side": str(side), f"slogans-{n}-text": text, f"slogans-{n}-key": key,
-           f"slogans-{n}-card": "", f"slogans-{n}-id": ""}
+           f"slogans-{n}-card": "", f"slogans-{n}-id": "",
+           f"slogans-{n}-source": "Werbung, 1990"}  # required in the admin
     for i, option in enumerate(options or ["", "", "", ""], start=1):
         row[f"slogans-{n}-option_{i}"] = option
     row[f"slogans-{n}-correct"] = str(correct or "")
