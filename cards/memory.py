@@ -28,11 +28,9 @@ MAX_SUGGESTIONS = 3
 MAX_CANDIDATES = 40
 #: A word in more entries than this says little about similarity and is not looked up.
 COMMON_WORD = 400
-#: A short text (fewer characters than this) is offered only very close matches: "Ein Star"
-#: and "Ein Stern" are 71 % alike and say nothing about each other.
-SHORT_TEXT = 25
-SHORT_MIN_SCORE = 85
-#: Words that make two texts alike without making them similar: articles, prepositions.
+#: Words that make two texts alike without making them similar: articles, prepositions. A
+#: short name shares little else with another ("Ein Star", "Ein Stern": 71 % alike through
+#: "Ein"), so texts are paired only through their other words ("Die Liebe" and "Liebe" still).
 FILLER_WORDS = frozenset((
     "der", "die", "das", "den", "dem", "des", "ein", "eine", "einer", "eines", "einem", "einen",
     "und", "oder", "mit", "von", "vom", "zu", "zum", "zur", "im", "in", "am", "an", "auf", "aus",
@@ -114,7 +112,6 @@ class Memory:
                 continue
             shared.update(holders)
         scored: dict[str, Suggestion] = {}
-        least = SHORT_MIN_SCORE if len(key) < SHORT_TEXT else MIN_SCORE
         matcher = SequenceMatcher(autojunk=False)
         matcher.set_seq2(key)
         for index, _count in shared.most_common(MAX_CANDIDATES):
@@ -122,10 +119,10 @@ class Memory:
             if entry.owner == exclude or entry.text in found:
                 continue
             matcher.set_seq1(normalise(entry.source))
-            if matcher.real_quick_ratio() * 100 < least or matcher.quick_ratio() * 100 < least:
+            if matcher.real_quick_ratio() * 100 < MIN_SCORE or matcher.quick_ratio() * 100 < MIN_SCORE:
                 continue
             score = int(matcher.ratio() * 100)
-            if score < least or score >= 100:
+            if score < MIN_SCORE or score >= 100:
                 continue
             best = scored.get(entry.text)
             if best is None or best.score < score:

@@ -279,9 +279,11 @@ def test_memory_offers_no_noise_for_short_names():
     assert memory.suggest("Ein Star") == []
     assert memory.suggest("Ein Straußenei") == []
     assert memory.suggest("Eine Kiwi") == []
-    # a short text still gets a near-identical one
+    # a short text still gets one that shares its word: a near-identical one, or the same
+    # word with another article
     close = memory.suggest("Ein Tennisbal")
     assert [s.text for s in close] == ["A tennis ball"] and close[0].score >= 85
+    assert [s.text for s in memory.suggest("Der Stern")] == ["A star"]
     # and a longer text its similar neighbours, as before
     assert [s.text for s in memory.suggest("Ein Hühnerei der Größe L")] == ["A size M hen's egg"]
 
