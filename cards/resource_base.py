@@ -205,16 +205,19 @@ def fill_missing_keys(dataset: Any, model: Any) -> None:
     if not blanks:
         return
     in_file = {str(row[key_at]).strip() for row in dataset if str(row[key_at] or "").strip()}
-    for n in blanks:
-        row = list(dataset[n])
-        text = str(row[text_at]).strip()
-        base = make_key(text)
+    made = {n: make_key(str(dataset[n][text_at]).strip()) for n in blanks}
+    stored: dict[str, str] = {}  # key -> norm, for the made keys (one query per 900 of them)
+    for chunk in chunks(sorted({base for base in made.values() if base})):
+        stored.update(model._default_manager.filter(key__in=chunk).values_list("key", "norm"))
+    for n, base in made.items():
         if not base:
             continue  # nothing to make it from: the row's own error says the key is missing
-        norm = normalise(text)[:255]
-        stored = dict(model._default_manager.filter(key__startswith=base)
-                      .values_list("key", "norm"))
+        row = list(dataset[n])
+        norm = normalise(str(row[text_at]).strip())[:255]
         key, number = base, 1
+        if base in stored and stored[base] != norm:  # taken: its numbered keys too (rare)
+            stored.update(model._default_manager.filter(key__startswith=base[:50])
+                          .values_list("key", "norm"))
         while key in in_file or (key in stored and stored[key] != norm):
             number += 1
             suffix = f"-{number}"
