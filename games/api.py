@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from contextlib import aclosing
 from functools import wraps
 from typing import Any
 
@@ -43,7 +44,7 @@ from cards.text import ascii_number
 from common.threads import process_pool
 from exports.api import _etag_matches, error
 from games import events as room_events
-from games import rooms, tickets
+from games import rooms, stream_slots, tickets
 from games.lookup import _expired
 from games.models import Room, Seat
 from games.prepared import Prepared
@@ -370,6 +371,19 @@ def _last_event_id(request: HttpRequest) -> int | None:
 
 
 async def _stream(code: str, token_hash: str | None, sent: int | None,
+                  first: dict[str, Any] | None, due_at: Any, slot: int = 0) -> Any:
+    # the client's stream slot (games/stream_slots.py): refreshed while open, freed at the end
+    stream_slots.hold(slot)
+    try:
+        async with aclosing(_events(code, token_hash, sent, first, due_at)) as sending:
+            async for event in sending:
+                yield event
+                del event  # a waiting stream holds no body
+    finally:
+        stream_slots.let_go(slot)
+
+
+async def _events(code: str, token_hash: str | None, sent: int | None,
                   first: dict[str, Any] | None, due_at: Any) -> Any:
     # the looks' own pool: on the loop's default one (six threads on two cores) a move's fan-out
     # ran six looks at once, taking turns at the GIL while the next move's request waited
@@ -413,15 +427,22 @@ async def _stream(code: str, token_hash: str | None, sent: int | None,
                 del event
 
 
-def _open(code: str, token: str | None, ticket: str | None,
-          sent: int | None) -> tuple[str | None, tuple[dict[str, Any] | None, Any]]:
-    """A new stream's caller, as the sha256 of its seat's token (a ticket is redeemed for it,
-    once; ``None``: the table), and its first look."""
-    if ticket is not None:
-        token_hash: str | None = tickets.redeem(code, ticket)
-    else:
-        token_hash = rooms.hash_token(token) if token else None
-    return token_hash, _look(code, token_hash, sent)
+def _open(code: str, token: str | None, ticket: str | None, sent: int | None,
+          key: str | None = None) -> tuple[int, str | None, tuple[dict[str, Any] | None, Any]]:
+    """A new stream's slot of client ``key`` (games/stream_slots.py; taken first, so a refused
+    stream spends no ticket; ``StreamsFull`` over the cap; none for ``None``, a HEAD), its
+    caller as the sha256 of its seat's token (a ticket is redeemed for it, once; ``None``: the
+    table), and its first look."""
+    slot = stream_slots.take(key) if key is not None else 0
+    try:
+        if ticket is not None:
+            token_hash: str | None = tickets.redeem(code, ticket)
+        else:
+            token_hash = rooms.hash_token(token) if token else None
+        return slot, token_hash, _look(code, token_hash, sent)
+    except BaseException:
+        stream_slots.release(slot)
+        raise
 
 
 @csrf_exempt
@@ -448,14 +469,16 @@ async def events(request: HttpRequest, code: str) -> HttpResponse:
     except TooManyFieldsSent:
         return error(400, "The request is too large (its query string).")
     try:
-        token_hash, (first, due_at) = await sync_to_async(_open, thread_sensitive=False)(
-            code, token, ticket, sent)
+        slot, token_hash, (first, due_at) = await sync_to_async(_open, thread_sensitive=False)(
+            code, token, ticket, sent, stream_slots.key_of(request) if request.method == "GET" else None)
+    except stream_slots.StreamsFull:
+        return stream_slots.refused()
     except rooms.PlayError as exc:
         return error(exc.status, str(exc))
     if request.method == "HEAD":
         response = HttpResponse(content_type="text/event-stream")
     else:
-        response = StreamingHttpResponse(_stream(code, token_hash, sent, first, due_at),
+        response = StreamingHttpResponse(_stream(code, token_hash, sent, first, due_at, slot),
                                          content_type="text/event-stream")
     response["Cache-Control"] = "private, no-cache"
     response["X-Accel-Buffering"] = "no"  # a proxy in front must pass each event on at once

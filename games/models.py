@@ -176,6 +176,24 @@ class RateHit(models.Model):
         return f"{self.key} @{self.minute}: {self.count}"
 
 
+class StreamSlot(models.Model):
+    """One open event stream of one client (games/stream_slots.py): a client holds at most
+    ``KARTOTHEK_PLAY_STREAMS_PER_CLIENT`` numbered slots, shared by every app server through
+    the database. Its server refreshes ``beat_at`` while the stream is open and deletes the
+    slot when it ends; a slot whose server died is free once ``beat_at`` is stale."""
+
+    key = models.CharField(max_length=100)
+    number = models.PositiveSmallIntegerField()
+    opened_at = models.DateTimeField()
+    beat_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["key", "number"], name="one_stream_per_slot")]
+
+    def __str__(self) -> str:
+        return f"{self.key} #{self.number}"
+
+
 class CardPlayStat(models.Model):
     """How a card did in real play, summed over finished rooms (for the admin's difficulty)."""
 

@@ -13,6 +13,8 @@ KARTOTHEK_PLAY_WRITE_LIMIT  other play writes (actions, host controls) a minute 
 KARTOTHEK_PLAY_ROOM_WRITE_LIMIT  play writes a minute per room (default 900)
 KARTOTHEK_PLAY_GAME_LIMIT  games started (start, play again) a minute per room (default 4)
 KARTOTHEK_PLAY_LOOKUP_LIMIT  failed room lookups (404s) a minute per client (default 20)
+KARTOTHEK_PLAY_STREAMS_PER_CLIENT  event streams one client holds open at once, on all servers
+                    together (default 12; 0 = off); one more is a 429 with Retry-After
 KARTOTHEK_CORS_ALLOWED_ORIGINS  web origins that may use the play API from their pages
                     (comma-separated, default none; packs, schemas and keys answer any origin)
 Production (HTTPS, cookies, CSP, proxy): see the README's Configuration table and
@@ -236,6 +238,12 @@ KARTOTHEK_PLAY_WRITE_LIMIT = env_int("KARTOTHEK_PLAY_WRITE_LIMIT", 240)
 KARTOTHEK_PLAY_ROOM_WRITE_LIMIT = env_int("KARTOTHEK_PLAY_ROOM_WRITE_LIMIT", 900)
 KARTOTHEK_PLAY_GAME_LIMIT = env_int("KARTOTHEK_PLAY_GAME_LIMIT", 4)
 KARTOTHEK_PLAY_LOOKUP_LIMIT = env_int("KARTOTHEK_PLAY_LOOKUP_LIMIT", 20)
+# Event streams one client address holds open at once (games/stream_slots.py), counted in the
+# database across every server; past it a new stream is a 429 and the page polls instead. 12:
+# a whole party behind one home NAT fits — the largest table (Sign, 9 seats) on 9 phones, the
+# table screen, and 2 reconnects whose old stream the server has not yet seen end (a page holds
+# one stream and hangs it up while hidden) — while one address can no longer hold hundreds.
+KARTOTHEK_PLAY_STREAMS_PER_CLIENT = env_int("KARTOTHEK_PLAY_STREAMS_PER_CLIENT", 12)
 KARTOTHEK_PLAY_SIGN_BOT_DELAY = (2.0, 4.0)
 # Pushed updates (games/events.py): seconds between the event streams' keep-alive comments,
 # and between SQLite's version checks (one query a process for every room it streams: how
