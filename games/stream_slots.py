@@ -8,11 +8,11 @@ same moment cannot both get it. Over the cap the stream is refused before it sta
 with ``Retry-After`` and a JSON message (the page then polls and tries its stream again
 later).
 
-A slot is deleted when its stream ends (the client left, the room closed, the server shuts
-down). While it is open its server refreshes ``beat_at`` every ``REFRESH_SECONDS`` (one
-``UPDATE`` per server process for all the slots it holds); a slot not refreshed for
-``STALE_SECONDS`` — its server died without a word — no longer counts and is deleted by the
-client's next stream and by ``expire_rooms``.
+A slot is deleted when its stream ends (the client left, the room closed). While it is open
+its server refreshes ``beat_at`` every ``REFRESH_SECONDS`` (one ``UPDATE`` per server process
+for all the slots it holds); a slot not refreshed for ``STALE_SECONDS`` — its server died or
+stopped without a word — no longer counts and is deleted by the client's next stream and by
+``expire_rooms``.
 """
 
 from __future__ import annotations

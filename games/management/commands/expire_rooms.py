@@ -1,7 +1,8 @@
 """Close rooms idle for longer than KARTOTHEK_PLAY_ROOM_EXPIRY_HOURS, and finished ones after
 KARTOTHEK_PLAY_FINISHED_EXPIRY_HOURS (their replays go with them; the card statistics stay),
-and forget old rate-limit counts, expired stream tickets and stale stream slots. Rooms are also closed lazily when
-someone opens an expired one; run this from cron to keep the table small."""
+and forget old rate-limit counts, expired stream tickets and stale stream slots. Rooms are
+also closed lazily when someone opens an expired one; run this from cron to keep the table
+small."""
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
