@@ -125,9 +125,14 @@ def let_go(slot: int) -> None:
     (it runs on a pool thread; a failure leaves the slot to go stale)."""
     if not slot:
         return
-    with suppress(RuntimeError):  # no running loop, or it is closing: the slot goes stale
+    for held in list(_HELD.values()):  # whichever loop holds it: never refreshed again
+        held.discard(slot)
+    try:
         loop = asyncio.get_running_loop()
-        _HELD.get(loop, set()).discard(slot)
+    except RuntimeError:  # finalized outside any event loop: this thread may query
+        _release_quietly(slot)
+        return
+    with suppress(RuntimeError):  # the loop is closing: the slot goes stale
         loop.run_in_executor(None, _release_quietly, slot)
 
 
