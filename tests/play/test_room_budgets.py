@@ -39,7 +39,8 @@ def _production(name: str) -> int:
 @pytest.fixture
 def limits(settings):
     """The limits as deployed."""
-    for name in ("KARTOTHEK_PLAY_WRITE_LIMIT", "KARTOTHEK_PLAY_ROOM_WRITE_LIMIT", "KARTOTHEK_PLAY_GAME_LIMIT"):
+    for name in ("KARTOTHEK_PLAY_WRITE_LIMIT", "KARTOTHEK_PLAY_ROOM_WRITE_LIMIT",
+                 "KARTOTHEK_PLAY_GAME_LIMIT"):
         setattr(settings, name, _production(name))
     return settings
 
@@ -187,15 +188,16 @@ def test_four_addresses_of_token_less_writes_leave_real_moves_unthrottled(releas
 
 
 def test_the_tables_host_token_is_charged_to_the_room_and_a_forged_one_is_not(releases, limits):
-    made = Client().post("/api/play/rooms", json.dumps({"game": "sauschwer", "language": "en", "seat": False}),
+    made = Client().post("/api/play/rooms", {"game": "sauschwer", "language": "en", "seat": False},
                          content_type="application/json").json()
     code, host_token = made["code"], made["host_token"]
     ada = join(Client(), code, "Ada")
     bea = join(Client(), code, "Bea")
     for number in range(1, 4):
         forged = _stranger(number)
-        assert forged.post(f"/api/play/rooms/{code}/seats/{bea.seat}/host", "{}", content_type="application/json",
-                           HTTP_AUTHORIZATION="Bearer forged").status_code == 403
+        answer = forged.post(f"/api/play/rooms/{code}/seats/{bea.seat}/host", "{}",
+                             content_type="application/json", HTTP_AUTHORIZATION="Bearer forged")
+        assert answer.status_code == 403
         forged.cookies["kt_table_" + code] = "forged"
         assert forged.post(f"/play/{code}/table/host", {"seat": bea.seat}).status_code == 403
     assert _room_counts(code) == (0, 0)
