@@ -190,3 +190,23 @@ def test_failed_lookups_through_one_server_block_the_client_on_the_other_at_once
         assert connection_.getresponse().status == 429
     finally:
         connection_.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_blocked_client_gets_a_429_on_every_way_through_the_asgi_application(releases, settings):
+    """kartothek/asgi.py's ways through: the play pool (a poll, a page) and an event stream,
+    whose middleware runs apart; each reads the block from the database."""
+    from django.test import RequestFactory
+
+    from games.ratelimit import RoomLookupMiddleware
+    from tests.test_asgi_paths import call
+
+    settings.KARTOTHEK_PLAY_LOOKUP_LIMIT = 2
+    host = open_room(Client(REMOTE_ADDR="10.7.7.7"), "slogan")
+    assert call("GET", f"/api/play/rooms/{host.code}")[0] == 200  # the ASGI client is 127.0.0.1
+    request = RequestFactory(REMOTE_ADDR="127.0.0.1").get("/api/play/rooms/ZZZZZZZZ")
+    assert [RoomLookupMiddleware.count_failed_lookup(request) for _ in range(3)] == [True, True, False]
+    for path in (f"/api/play/rooms/{host.code}", f"/api/play/rooms/{host.code}/events",
+                 f"/play/{host.code}/table"):
+        status, headers, _ = call("GET", path)
+        assert status == 429 and int(headers["retry-after"]) >= 60, path
