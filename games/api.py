@@ -48,15 +48,16 @@ from games import rooms, stream_slots, tickets
 from games.lookup import _expired
 from games.models import Room, Seat
 from games.prepared import Prepared
-from games.ratelimit import allow, allow_write, too_many
+from games.ratelimit import allow, allow_client, allow_room, allow_write, too_many
 
 COOKIE_PREFIX = "kt_seat_"
 COOKIE_MAX_AGE = 30 * 24 * 3600
 _csrf = CsrfViewMiddleware(lambda request: HttpResponse())
-# Every POST to a room counts against the write limits (games.ratelimit) but a join, which
-# KARTOTHEK_PLAY_RATE_LIMIT counts with room creations; these two also start a game.
+# Every POST to a room counts against its client's write limit before anything is checked
+# (games.ratelimit) but a join, which KARTOTHEK_PLAY_RATE_LIMIT counts with room creations, and
+# an action, counted in its transaction; the room's budgets only once a seat (or the table's
+# host token) of the room is proved (``_charge_room``).
 UNCOUNTED = {"join", "actions"}  # join: its own limit; actions: counted in their transaction
-GAME_STARTS = {"start", "again"}
 
 
 def cookie_name(code: str) -> str:
@@ -89,7 +90,7 @@ def api_view(methods: tuple[str, ...]) -> Callable[..., Any]:
                                       "send the page's token as X-CSRFToken, or use a Bearer "
                                       "token without cookies.")
             if request.method == "POST" and "code" in kwargs and view.__name__ not in UNCOUNTED:
-                reason = allow_write(request, kwargs["code"], game=view.__name__ in GAME_STARTS)
+                reason = allow_client(request)
                 if reason is not None:
                     return too_many(reason, json=True)
             try:
@@ -185,6 +186,17 @@ def _seat(request: HttpRequest, room: Room, *, required: bool) -> Seat | None:
     if seat is None:
         _refuse_token(room.code, rooms.hash_token(token))
     return seat
+
+
+def _charge_room(found: Room, seat: Seat | None, *, game: bool = False) -> None:
+    """Count a write against the room's budgets, for a request that has proved ``seat`` of it
+    (``None``: the table's host token). A game's start (``game``) is the host's alone: anyone
+    else gets 403 before the room's budgets are touched."""
+    if game and (seat is None or not seat.host):
+        raise rooms.NotAllowed("Only the host can do that.")
+    reason = allow_room(found.code, game=game)
+    if reason is not None:
+        raise rooms.TooManyWrites(reason)
 
 
 def _refuse_token(code: str, token_hash: str) -> None:
@@ -489,7 +501,8 @@ async def events(request: HttpRequest, code: str) -> HttpResponse:
 def stream_tickets(request: HttpRequest, code: str) -> HttpResponse:
     """``POST rooms/CODE/stream-tickets`` with a seat's token: a ticket that opens that seat's
     event stream once, within ``tickets.TICKET_SECONDS`` (for a browser's EventSource, which
-    sends no Authorization header). Counted as a play write (games.ratelimit)."""
+    sends no Authorization header). Counted as a play write of its client (games.ratelimit),
+    not of the room: a ticket changes nothing in it."""
     _body(request)  # none needed; {} is fine, malformed JSON is a 400 as everywhere
     found = rooms.get_room(code)
     seat = _seat(request, found, required=True)
@@ -538,6 +551,7 @@ def start(request: HttpRequest, code: str) -> HttpResponse:
     found = rooms.get_room(code)
     seat = _seat(request, found, required=True)
     assert seat is not None
+    _charge_room(found, seat, game=True)
     user = request.user if request.user.is_authenticated else None
     started = rooms.start(found, seat, options=data.get("options"), user=user)
     return _json_response({"version": started.version})
@@ -549,8 +563,9 @@ def actions(request: HttpRequest, code: str) -> HttpResponse:
         data = _body(request)
         seat = _acting_seat(request, code)
     except (rooms.PlayError, RequestDataTooBig, TooManyFieldsSent):
-        # a request refused before its move counts as a write all the same
-        if (reason := allow_write(request, code)) is not None:
+        # a request refused before its move counts as a write of its client all the same (not
+        # of the room: it proved no seat of it)
+        if (reason := allow_client(request)) is not None:
             return too_many(reason, json=True)
         raise
     body = rooms.act(code.upper(), seat, action_id=data.get("id"),  # type: ignore[arg-type]
@@ -563,11 +578,12 @@ def actions(request: HttpRequest, code: str) -> HttpResponse:
 
 
 def _control(request: HttpRequest, code: str,
-             change: Callable[[Room, Seat, dict[str, Any]], Room]) -> HttpResponse:
+             change: Callable[[Room, Seat, dict[str, Any]], Room], *, game: bool = False) -> HttpResponse:
     data = _body(request)
     found = rooms.get_room(code)
     seat = _seat(request, found, required=True)
     assert seat is not None
+    _charge_room(found, seat, game=game)
     changed = change(found, seat, data)
     fresh = changed.seats.filter(pk=seat.pk, removed=False, bot=False).first()
     return _room_response(rooms.snapshot(changed, fresh))
@@ -595,6 +611,7 @@ def give_host(request: HttpRequest, code: str, seat_id: str) -> HttpResponse:
     token = _token(request, found.code)
     if rooms.is_table_token(found, token):  # a table-only room's table hands the controls on
         assert token is not None
+        _charge_room(found, None)
         return _room_response(rooms.snapshot(rooms.give_host_from_table(found, token, seat_id), None))
     return _control(request, code, lambda r, s, d: rooms.give_host(r, s, seat_id))
 
@@ -616,7 +633,7 @@ def teams(request: HttpRequest, code: str) -> HttpResponse:
 
 @api_view(("POST",))
 def again(request: HttpRequest, code: str) -> HttpResponse:
-    return _control(request, code, lambda r, s, d: rooms.play_again(r, s))
+    return _control(request, code, lambda r, s, d: rooms.play_again(r, s), game=True)
 
 
 @api_view(("GET", "HEAD"))

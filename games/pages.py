@@ -23,6 +23,7 @@ from django.views.decorators.http import require_POST
 
 from games import engines, rooms
 from games.models import Room, Seat
+from games.ratelimit import allow_client, too_many
 from games.screens import GAME_NAMES, present
 
 COOKIE_PREFIX = "kt_seat_"
@@ -66,6 +67,8 @@ def player_language(view: Callable[..., HttpResponseBase]) -> Callable[..., Http
 
 @require_POST
 def set_language(request: HttpRequest) -> HttpResponse:
+    if (limited := allow_client(request)) is not None:  # every play POST has a write limit
+        return too_many(limited, json=False)
     language = request.POST.get("language", "")
     back = request.POST.get("next") or reverse("play:lobby")
     if not url_has_allowed_host_and_scheme(back, {request.get_host()}, request.is_secure()):
