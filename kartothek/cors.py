@@ -1,6 +1,6 @@
 """Cross-origin use of the API (CORS): the public read-only API's policy.
 
-The site has two policies. The packs, schemas, keys, the signed timestamp and pictures are public content: any page
+The site has two policies. The packs, schemas, keys, timestamp and pictures are public content: any page
 on any origin may read them, so their answers carry ``Access-Control-Allow-Origin: *`` and no
 credentials. The play API (``/api/play/…``) answers only the origins listed in
 ``KARTOTHEK_CORS_ALLOWED_ORIGINS``: that one is django-cors-headers' (settings ``CORS_*``,

@@ -36,8 +36,15 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from kartothek_client.delta import DeltaError, apply_delta, edition_of
-from kartothek_client.errors import KartothekError, VerificationError
-from kartothek_client.timestamp import TIMESTAMP_FILE, Timestamp, check_not_older, read_cached, verify_timestamp
+from kartothek_client.errors import KartothekError as KartothekError  # re-exported: the
+from kartothek_client.errors import VerificationError as VerificationError  # errors' old home
+from kartothek_client.timestamp import (
+    TIMESTAMP_FILE,
+    Timestamp,
+    check_not_older,
+    read_cached,
+    verify_timestamp,
+)
 
 
 @dataclass(frozen=True)

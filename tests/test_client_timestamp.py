@@ -21,9 +21,16 @@ from exports.models import Release
 from exports.packs import publish
 from exports.serialise import canonical
 from kartothek_client import Client, KartothekError, TimestampError, VerificationError
-from tests.test_client_trust import Mirror, _fresh_caches, mirror  # noqa: F401  (fixtures)
+from tests.test_client_trust import Mirror, _fresh_caches  # noqa: F401  (an autouse fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def mirror(live_server):
+    made = Mirror(live_server.url)
+    yield made
+    made.close()
 
 JSON = {"Content-Type": "application/json"}
 
