@@ -103,7 +103,11 @@ def parse_timestamp(envelope: bytes, key_for: KeyLookup) -> Timestamp:
     if outer.get("algorithm", "ed25519") != "ed25519":
         raise TimestampError(f"The timestamp is signed with {str(outer['algorithm'])[:40]!r}, "
                              "not ed25519.")
-    key_id, signed = outer["key_id"], outer["signed"].encode("utf-8")
+    key_id = outer["key_id"]
+    try:
+        signed = outer["signed"].encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (\ud800) is no signed text
+        raise TimestampError("The signed timestamp is not UTF-8 text.") from None
     public = key_for(key_id)
     if public is None:
         raise TimestampError(f"The timestamp is signed with key {key_id[:40]}, which this client "

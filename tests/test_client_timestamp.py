@@ -212,3 +212,60 @@ def test_the_servers_timestamp_lists_the_newest_releases_and_verifies_with_the_p
     if json.loads(again.json()["signed"])["issued_at"] == body["issued_at"]:
         assert again.content == response.content and again["ETag"] == response["ETag"]
     assert client.get("/api/timestamp", headers={"If-None-Match": again["ETag"]}).status_code == 304
+
+
+def test_a_hostile_timestamp_raises_only_timestamp_errors():
+    """Whatever bytes a mirror sends as /api/timestamp, the client's check raises its own
+    error (never a KeyError, TypeError, UnicodeError or RecursionError), and accepts nothing
+    it cannot verify. No server: the check alone, on a key of the test's own."""
+    import random
+
+    from kartothek_client.timestamp import verify_timestamp
+
+    key = Ed25519PrivateKey.generate()
+    public = base64.b64encode(key.public_key().public_bytes_raw()).decode()
+
+    def key_for(key_id: str) -> str | None:
+        return public if key_id == "0123456789abcdef" else None
+
+    now = datetime.now(UTC)
+    good = _envelope({"type": timestamps.TYPE, "issued_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                      "expires": (now + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                      "releases": [{"game": "sauschwer", "language": "de", "version": 2,
+                                    "sha256": "a" * 64}]}, key)
+    assert verify_timestamp(good, key_for).newest("sauschwer", "de") == (2, "a" * 64)
+
+    def signed_body(body: object) -> bytes:
+        text = json.dumps(body)
+        return json.dumps({"signed": text, "key_id": "0123456789abcdef",
+                           "signature": base64.b64encode(key.sign(text.encode())).decode()}).encode()
+
+    entry = {"game": "sauschwer", "language": "de", "version": 2, "sha256": "a" * 64}
+    base = json.loads(json.loads(good)["signed"])
+    hostile = [b"", b"null", b"[]", b"{", b"\xff\xfe", b"[" * 100_000, b'{"signed": 5}',
+               b'{"signed": "\\ud800", "key_id": "0123456789abcdef", "signature": "AA=="}',
+               b'{"signed": "x", "key_id": "0123456789abcdef", "signature": "not base64!"}',
+               b'{"signed": "x", "key_id": "0123456789abcdef", "signature": "x", "algorithm": "rsa"}',
+               signed_body("[" * 100_000), signed_body([1]), signed_body({**base, "type": None}),
+               signed_body({**base, "issued_at": 5}), signed_body({**base, "expires": "tomorrow"}),
+               signed_body({**base, "issued_at": "2026-13-45T99:00:00Z"}),
+               signed_body({**base, "expires": base["issued_at"]}),
+               signed_body({**base, "releases": "all"}), signed_body({**base, "releases": [5]}),
+               signed_body({**base, "releases": [entry, entry]}),
+               *(signed_body({**base, "releases": [{**entry, field: value}]})
+                 for field, value in (("version", True), ("version", 0), ("version", "2"),
+                                      ("sha256", "A" * 64), ("game", None), ("language", 1)))]
+    rnd = random.Random(38)
+    for _ in range(300):  # random damage to the genuine envelope
+        damaged = bytearray(good)
+        for _ in range(rnd.randint(1, 4)):
+            damaged[rnd.randrange(len(damaged))] = rnd.randrange(256)
+        try:  # a change that leaves the same JSON (a space for a tab, a byte for itself) is none
+            unchanged = json.loads(bytes(damaged)) == json.loads(good)
+        except ValueError:
+            unchanged = False
+        if not unchanged:
+            hostile.append(bytes(damaged))
+    for envelope in hostile:
+        with pytest.raises(TimestampError):
+            verify_timestamp(envelope, key_for)
