@@ -6,7 +6,8 @@
  * passed these checks: its sha256 is the release's (the delta's `to_sha256` or the release's
  * ETag); its Ed25519 signature verifies under a key the client trusts; the signed pack says it
  * is the game, language (and market) and release version asked for; and it is newer than the
- * pack already stored (a stored release is never replaced by an older one).
+ * pack already stored (a stored release is never replaced by an older one); and it is not older
+ * than the newest release the server's signed timestamp lists (/api/timestamp, timestamp.ts).
  *
  * Trusted keys are the keys passed in, or else those /api/keys gave on first use, which are
  * then pinned in the store (trust on first use, like SSH). Once keys are pinned or given, a
@@ -20,7 +21,7 @@ import { applyDelta, editionOf } from "./delta.js";
 import { Http, failure, type Answer } from "./http.js";
 import { endorsedKeys, type Keys, selfConsistent, verifySignature } from "./keys.js";
 import { type EventSourceConstructor, Play } from "./play.js";
-import { checkNotOlder, type Listed, parseTimestamp, type Timestamp, verifyTimestamp } from "./timestamp.js";
+import { checkNotOlder, type Listed, parseTimestamp, type Timestamp, TimestampError, verifyTimestamp } from "./timestamp.js";
 
 /** Where pinned keys and packs are kept: `localStorage` fits, the default keeps them in memory. */
 export interface PackStore {
@@ -191,7 +192,10 @@ export class Client extends Play {
     const stored = this.store.getItem(name);
     const keyFor = (keyId: string) => this.keyFor(keyId);
     // the one kept: only the mark a new one must not fall behind (damaged: replaced)
-    const held = stored === null ? null : await parseTimestamp(stored, keyFor).catch(() => null);
+    const held = stored === null ? null : await parseTimestamp(stored, keyFor).catch((error: unknown) => {
+      if (error instanceof TimestampError) return null;
+      throw error;
+    });
     const answer = await this.http.send("/api/timestamp");
     if (answer.status !== 200) throw failure("/api/timestamp", answer);
     const stamp = await verifyTimestamp(text(answer.body, "The timestamp"), keyFor);
