@@ -293,7 +293,7 @@ export class Client extends Play {
   /**
    * The newest release, checked and stored; by delta when one is worth having.
    *
-   * One request: `latest?since=N` answers 304 when N is the newest, else redirects to the newest
+   * Two requests: the signed timestamp, then `latest?since=N`, which answers 304 when N is the newest, else redirects to the newest
    * release's delta from N (or to its full bytes). A "latest" older than the stored pack is ignored and the stored
    * pack returned: a mirror may lag behind, and going back is refused without failing.
    * The signed timestamp (one request more) says which release is the newest: a "latest"
