@@ -5,7 +5,9 @@ release: nothing when it is current, a delta when the server has one, else the f
 Whatever it keeps has passed these checks: its sha256 is the release's (the delta's
 ``to_sha256`` or the release's ETag); its Ed25519 signature verifies under a key the client
 trusts; the signed pack says it is the game, language and release version asked for; and it
-is newer than the pack already cached (a cached release is never replaced by an older one).
+is newer than the pack already cached (a cached release is never replaced by an older one); and
+it is not older than the newest release the server's signed timestamp lists (``/api/timestamp``,
+checked in kartothek_client/timestamp.py: trusted key, not expired, not older than the one kept).
 
 Trusted keys are the keys passed in, or else those ``/api/keys`` gave on first use, which
 are then pinned in the cache folder (trust on first use, like SSH). Once keys are pinned or
@@ -34,14 +36,15 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from kartothek_client.delta import DeltaError, apply_delta, edition_of
-
-
-class KartothekError(Exception):
-    """The server could not be read, or what it sent does not check out."""
-
-
-class VerificationError(KartothekError):
-    """A pack's sha256 or signature does not match: it is not kept."""
+from kartothek_client.errors import KartothekError as KartothekError  # re-exported: the
+from kartothek_client.errors import VerificationError as VerificationError  # errors' old home
+from kartothek_client.timestamp import (
+    TIMESTAMP_FILE,
+    Timestamp,
+    check_not_older,
+    read_cached,
+    verify_timestamp,
+)
 
 
 @dataclass(frozen=True)
@@ -182,6 +185,27 @@ class Client:
         _write_atomic(self._keys_file(), json.dumps(pinned, sort_keys=True).encode())
         return pinned
 
+    def _key_for(self, key_id: str) -> str | None:
+        """The trusted public key of that id (learned through endorsements if need be), or None."""
+        keys = self.trusted_keys()
+        if key_id not in keys:
+            keys = self._learn_endorsed(key_id, keys)
+        return keys.get(key_id)
+
+    def timestamp(self) -> Timestamp:
+        """The server's signed list of the newest releases (kartothek_client/timestamp.py),
+        verified, not older than the one kept in the cache folder, which it then replaces."""
+        path = self.cache_dir / TIMESTAMP_FILE
+        held = read_cached(path, self._key_for)
+        answer = self._get("/api/timestamp")
+        if answer.status != 200:
+            raise KartothekError(f"/api/timestamp: {answer.status} {answer.body[:200]!r}")
+        stamp = verify_timestamp(answer.body, self._key_for)
+        check_not_older(stamp, held)
+        if held is None or held.envelope != stamp.envelope:
+            _write_atomic(path, stamp.envelope)
+        return stamp
+
     def _verify_signature(self, game: str, language: str, version: int, data: bytes,
                           header: str | None) -> str:
         if header and (found := re.fullmatch(r"keyid=([0-9a-f]+), ed25519=(\S+)", header)):
@@ -254,16 +278,21 @@ class Client:
         A "latest" older than the cached pack is ignored and the cached pack returned: a
         CDN or mirror may lag behind (``latest`` is cacheable for 60 s) and an older release
         is never newer content, so going back is refused without making a healthy loop fail.
+        The signed timestamp says which release is the newest: a "latest" older than the one
+        it lists is overruled (that release is fetched, or the update fails), so a mirror
+        cannot hand even an empty cache an old genuine release.
         """
         have = self.cached(game, language)
-        version = self.latest_version(game, language)
+        listed = self.timestamp().newest(game, language)
+        version = max(self.latest_version(game, language), listed[0] if listed else 0)
         if have is not None and have.version >= version:
             return have
-        if have is not None:
-            pack = self._by_delta(have, version)
-            if pack is not None:
-                return self._keep(pack)
-        return self._keep(self._full(game, language, version))
+        pack = self._by_delta(have, version) if have is not None else None
+        pack = pack or self._full(game, language, version)
+        if listed is not None and version == listed[0] and pack.sha256 != listed[1]:
+            raise VerificationError(f"Release {version} of {game} ({language}) is not the one "
+                                    "the signed timestamp lists (another sha256): not kept.")
+        return self._keep(pack)
 
     def _by_delta(self, have: Pack, version: int) -> Pack | None:
         answer = self._get(f"/api/packs/{have.game}/{have.language}/"

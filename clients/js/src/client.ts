@@ -6,7 +6,8 @@
  * passed these checks: its sha256 is the release's (the delta's `to_sha256` or the release's
  * ETag); its Ed25519 signature verifies under a key the client trusts; the signed pack says it
  * is the game, language (and market) and release version asked for; and it is newer than the
- * pack already stored (a stored release is never replaced by an older one).
+ * pack already stored (a stored release is never replaced by an older one); and it is not older
+ * than the newest release the server's signed timestamp lists (/api/timestamp, timestamp.ts).
  *
  * Trusted keys are the keys passed in, or else those /api/keys gave on first use, which are
  * then pinned in the store (trust on first use, like SSH). Once keys are pinned or given, a
@@ -20,6 +21,7 @@ import { applyDelta, editionOf } from "./delta.js";
 import { Http, failure, type Answer } from "./http.js";
 import { endorsedKeys, type Keys, selfConsistent, verifySignature } from "./keys.js";
 import { type EventSourceConstructor, Play } from "./play.js";
+import { checkNotOlder, type Listed, parseTimestamp, type Timestamp, TimestampError, verifyTimestamp } from "./timestamp.js";
 
 /** Where pinned keys and packs are kept: `localStorage` fits, the default keeps them in memory. */
 export interface PackStore {
@@ -176,6 +178,32 @@ export class Client extends Play {
     return pinned;
   }
 
+  /** The trusted public key of that id (learned through endorsements if need be), or null. */
+  private async keyFor(keyId: string): Promise<string | null> {
+    let keys = await this.trustedKeys();
+    if (!Object.hasOwn(keys, keyId)) keys = await this.learnEndorsed(keyId, keys);
+    return Object.hasOwn(keys, keyId) ? keys[keyId] as string : null;
+  }
+
+  /** The server's signed list of the newest releases (timestamp.ts), verified, not older than
+   * the one kept in the store, which it then replaces. */
+  async timestamp(): Promise<Timestamp> {
+    const name = `${this.prefix}timestamp`;
+    const stored = this.store.getItem(name);
+    const keyFor = (keyId: string) => this.keyFor(keyId);
+    // the one kept: only the mark a new one must not fall behind (damaged: replaced)
+    const held = stored === null ? null : await parseTimestamp(stored, keyFor).catch((error: unknown) => {
+      if (error instanceof TimestampError) return null;
+      throw error;
+    });
+    const answer = await this.http.send("/api/timestamp");
+    if (answer.status !== 200) throw failure("/api/timestamp", answer);
+    const stamp = await verifyTimestamp(text(answer.body, "The timestamp"), keyFor);
+    checkNotOlder(stamp, held);
+    if (stored !== stamp.envelope) this.write(name, stamp.envelope);
+    return stamp;
+  }
+
   private async signatureOf(game: string, language: string, version: number,
                             header: string | null): Promise<[string, Json | undefined]> {
     const found = header === null ? null : /^keyid=([0-9a-f]+), ed25519=(\S+)$/.exec(header);
@@ -265,27 +293,39 @@ export class Client extends Play {
   /**
    * The newest release, checked and stored; by delta when one is worth having.
    *
-   * One request: `latest?since=N` answers 304 when N is the newest, else redirects to the newest
+   * Two requests: the signed timestamp, then `latest?since=N`, which answers 304 when N is the newest, else redirects to the newest
    * release's delta from N (or to its full bytes). A "latest" older than the stored pack is ignored and the stored
    * pack returned: a mirror may lag behind, and going back is refused without failing.
+   * The signed timestamp (one request more) says which release is the newest: a "latest"
+   * older than the one it lists is overruled (that release is fetched, or the update fails),
+   * so a mirror cannot hand even an empty store an old genuine release.
    */
   async update(game: string, language: string): Promise<Pack> {
     const have = await this.cached(game, language);
+    const listed = (await this.timestamp()).newest(game, language);
     const path = `/api/packs/${game}/${language}/latest` + (have ? `?since=${have.version}` : "");
     const answer = await this.http.send(path);
-    if (have !== null && answer.status === 304) return have; // the newest is the one we hold
     const url = new URL(answer.url || this.baseUrl + path);
-    const number = /\/(\d+)\.json$/.exec(url.pathname)?.[1];
-    const version = number === undefined ? NaN : Number(number);
+    let version = have !== null && answer.status === 304 ? have.version : NaN; // 304: we hold the newest
+    if (Number.isNaN(version)) {
+      const number = /\/(\d+)\.json$/.exec(url.pathname)?.[1];
+      version = number === undefined ? NaN : Number(number);
+    }
     if (!Number.isSafeInteger(version)) {
       const why = failure(path, answer);
       throw new KartothekError(`No release of ${game} (${language}): ${why.message}`, answer.status);
     }
-    if (have !== null && have.version >= version) return have;
-    if (have !== null && url.searchParams.has("since")) {
-      return this.keep(await this.byDelta(have, version, answer));
+    if (listed !== null && version < listed.version) { // a lagging or lying "latest"
+      if (have !== null && have.version >= listed.version) return have;
+      const pack = have === null ? await this.release(game, language, listed.version)
+        : await this.delta(have, listed.version);
+      return this.keep(asListed(pack, listed));
     }
-    return this.keep(await this.full(game, language, version, answer, url.pathname));
+    if (have !== null && have.version >= version) return have;
+    const pack = have !== null && url.searchParams.has("since")
+      ? await this.byDelta(have, version, answer)
+      : await this.full(game, language, version, answer, url.pathname);
+    return this.keep(asListed(pack, listed));
   }
 
   /** Release `version` made from `have` and the delta between them, checked like a full
@@ -323,6 +363,15 @@ export class Client extends Play {
     const keyId = await this.verify(have.game, have.language, version, data, null);
     return new Pack(have.game, have.language, version, data, found["to_sha256"] as string, keyId, "delta");
   }
+}
+
+/** The release the signed timestamp lists must be the very bytes it names. */
+function asListed(pack: Pack, listed: Listed | null): Pack {
+  if (listed !== null && pack.version === listed.version && pack.sha256 !== listed.sha256) {
+    throw new VerificationError(`Release ${pack.version} of ${pack.game} (${pack.language}) is not ` +
+      "the one the signed timestamp lists (another sha256): not kept.");
+  }
+  return pack;
 }
 
 /** The signed bytes must be the release asked for: a genuine signature of another game,

@@ -5,4 +5,5 @@ export { DeltaError, KartothekError, VerificationError } from "./errors.js";
 export { applyDelta, canonical, DELTA_FORMAT, editionOf } from "./delta.js";
 export { endorsedKeys, endorsementStatement, keyIdOf, type Keys, verifySignature } from "./keys.js";
 export { RoomStream, type Closed, type EventSourceConstructor, type EventSourceLike, type RoomBody, type RoomOptions, type Seat } from "./play.js";
+export { type KeyLookup, type Listed, Timestamp, TIMESTAMP_TYPE, TimestampError, verifyTimestamp } from "./timestamp.js";
 export type { Json, JsonObject } from "./bytes.js";
