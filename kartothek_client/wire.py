@@ -150,8 +150,8 @@ def fetch(url: str, *, limit: int, limits: Limits) -> Answer:
     it fails, takes longer than ``limits.deadline`` or sends more than ``limit`` bytes."""
     watchdog = _Watchdog(limits.deadline)
     opener = urllib.request.build_opener(_NoRedirects, _Plain(watchdog), _Secure(watchdog))
-    request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
     try:
+        request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
         try:
             response: Any = opener.open(request, timeout=min(limits.timeout, limits.deadline))
         except urllib.error.HTTPError as exc:  # 3xx, 4xx, 5xx: read like any other answer

@@ -9,9 +9,12 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import inspect
 import json
+import re
 import time
 import tracemalloc
+from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -209,3 +212,14 @@ def test_a_malformed_delta_is_a_delta_error_when_applied_by_hand():
             apply_delta(_pack(1), delta)  # type: ignore[arg-type]
     assert issubclass(DeltaError, KartothekError)
     assert apply_delta(_pack(1), DELTA) == TWO
+
+
+def test_the_documented_limits_are_the_clients_defaults():
+    text = (Path(__file__).resolve().parent.parent / "docs" / "clients.md").read_text("utf-8")
+    rows = dict(re.findall(r"^\| `(\w+)` \| (\d+ (?:s|MiB)) \|", text, flags=re.M))
+    unit = {"s": 1, "MiB": 2**20}
+    documented = {name: int(value.split()[0]) * unit[value.split()[1]]
+                  for name, value in rows.items()}
+    defaults = {name: p.default for name, p in inspect.signature(Client).parameters.items()
+                if name in ("timeout", "deadline", "max_pack_bytes", "max_json_bytes")}
+    assert documented == defaults and len(defaults) == 4
