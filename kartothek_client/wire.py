@@ -16,6 +16,7 @@ import http.client
 import json
 import re
 import socket
+import ssl
 import threading
 import time
 import urllib.error
@@ -100,23 +101,40 @@ def _cut(sock: socket.socket) -> None:
 
 
 class _Connection(http.client.HTTPConnection):
+    """A connection whose socket the watchdog can cut from the moment it exists."""
+
     def __init__(self, *args: Any, watchdog: _Watchdog, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.watchdog = watchdog
-
-    def connect(self) -> None:
-        super().connect()
-        self.watchdog.watch(self.sock)
+        create = self._create_connection  # type: ignore[has-type]
+        self._create_connection = lambda *a, **k: watchdog.watch(create(*a, **k))
 
 
 class _SecureConnection(http.client.HTTPSConnection):
+    """The same for TLS: the TLS socket is watched before its handshake, which a server
+    could drip as slowly as any answer."""
+
     def __init__(self, *args: Any, watchdog: _Watchdog, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.watchdog = watchdog
+        create = self._create_connection  # type: ignore[has-type]
+        self._create_connection = lambda *a, **k: watchdog.watch(create(*a, **k))
+        given: ssl.SSLContext = self._context
+        self._context: Any = _WatchedContext(given, watchdog)
 
-    def connect(self) -> None:  # the TLS handshake is bounded by the per-operation timeout
-        super().connect()
-        self.watchdog.watch(self.sock)
+
+class _WatchedContext:
+    """An ssl.SSLContext that hands the TLS socket to the watchdog before the handshake."""
+
+    def __init__(self, context: ssl.SSLContext, watchdog: _Watchdog) -> None:
+        self._context, self._watchdog = context, watchdog
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+    def wrap_socket(self, sock: socket.socket, **kwargs: Any) -> ssl.SSLSocket:
+        tls = self._context.wrap_socket(sock, **{**kwargs, "do_handshake_on_connect": False})
+        self._watchdog.watch(tls)
+        tls.do_handshake()
+        return tls
 
 
 class _Plain(urllib.request.HTTPHandler):

@@ -5,6 +5,7 @@ status line). ``sent`` counts the body bytes it managed to write."""
 
 from __future__ import annotations
 
+import socketserver
 import threading
 import time
 from collections.abc import Callable
@@ -92,3 +93,30 @@ class HostileMirror:
             handler.wfile.write(data)
             handler.wfile.flush()
         return write
+
+
+class DrippingSocket:
+    """A bare TCP server below HTTP: reads what the client says first (a TLS ClientHello),
+    answers ``head`` and then one byte every ``every`` seconds, for a dripped handshake."""
+
+    def __init__(self, head: bytes, every: float = 0.05, total: float = 30.0) -> None:
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self) -> None:
+                try:
+                    self.request.recv(65536)
+                    self.request.sendall(head)
+                    end = time.monotonic() + total
+                    while time.monotonic() < end:
+                        time.sleep(every)
+                        self.request.sendall(b"\x00")
+                except OSError:
+                    pass
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -25,7 +25,7 @@ from kartothek_client import Client, DeltaError, KartothekError, Pack, apply_del
 from kartothek_client.client import key_id_of
 from kartothek_client.delta import DELTA_FORMAT, canonical
 from kartothek_client.wire import inflate
-from tests.hostile_server import HostileMirror
+from tests.hostile_server import DrippingSocket, HostileMirror
 
 KEY = Ed25519PrivateKey.generate()
 RAW = KEY.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
@@ -201,6 +201,21 @@ def test_a_slow_drip_ends_at_the_deadline(mirror, tmp_path, where):
     with pytest.raises(KartothekError, match=r"within the deadline of 0\.6 s"):
         client.update("sauschwer", "de")
     assert time.monotonic() - started < 2.0
+
+
+def test_a_dripped_tls_handshake_ends_at_the_deadline(tmp_path):
+    """A mirror over HTTPS may drip its handshake too: a TLS record announced 16 KB long,
+    then a byte every 50 ms. The TLS socket is cut at the deadline like any other."""
+    dripping = DrippingSocket(b"\x16\x03\x03\x40\x00")
+    try:
+        client = Client(f"https://127.0.0.1:{dripping.port}", tmp_path, timeout=1.0,
+                        deadline=0.6)
+        started = time.monotonic()
+        with pytest.raises(KartothekError, match=r"within the deadline of 0\.6 s"):
+            client.update("sauschwer", "de")
+        assert time.monotonic() - started < 2.0
+    finally:
+        dripping.close()
 
 
 def test_a_malformed_delta_is_a_delta_error_when_applied_by_hand():
