@@ -33,7 +33,7 @@ CHUNK = 64 * 1024
 @dataclass(frozen=True)
 class Limits:
     """How much a request may take: ``timeout`` seconds for any one socket operation,
-    ``deadline`` seconds for the whole request (connecting, headers, body), and bytes."""
+    ``deadline`` seconds for the whole request (TLS handshake, headers, body), and bytes."""
 
     timeout: float = 30.0
     deadline: float = 60.0
