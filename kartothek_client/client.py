@@ -15,19 +15,20 @@ given, a server cannot add one: a pack signed by an unknown key is refused, unle
 ``/api/keys`` shows a chain of endorsements from a trusted key to it (each key signed by the
 one before, over ``endorsement_statement``), which is how the server rotates its key. The
 client then pins the endorsed keys (in memory only, when the keys were passed in).
+
+Every answer is read through ``kartothek_client.wire``: bounded in bytes (read and inflated)
+and in time (an overall deadline per request), and checked field by field, so whatever a
+server or a mirror sends, the client returns a checked pack or raises ``KartothekError``.
 """
 
 from __future__ import annotations
 
 import base64
-import gzip
 import hashlib
 import json
 import os
 import re
 import tempfile
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,9 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from kartothek_client import wire
 from kartothek_client.delta import DeltaError, apply_delta, edition_of
-from kartothek_client.errors import KartothekError as KartothekError  # re-exported: the
-from kartothek_client.errors import VerificationError as VerificationError  # errors' old home
+from kartothek_client.errors import KartothekError, VerificationError
 from kartothek_client.timestamp import (
     TIMESTAMP_FILE,
     Timestamp,
@@ -45,6 +46,10 @@ from kartothek_client.timestamp import (
     read_cached,
     verify_timestamp,
 )
+from kartothek_client.wire import Answer as _Answer
+
+__all__ = ["Client", "KartothekError", "Pack", "VerificationError", "endorsed_keys",
+           "endorsement_statement", "key_id_of"]
 
 
 @dataclass(frozen=True)
@@ -102,51 +107,38 @@ def endorsed_keys(trusted: dict[str, str], listed: list[dict[str, Any]]) -> dict
     return found
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        return None  # 302/303 come back as HTTPError and are read by the client itself
-
-
-@dataclass
-class _Answer:
-    status: int
-    headers: Any
-    body: bytes
-
-
 class Client:
     def __init__(self, base_url: str, cache_dir: str | Path, *,
-                 public_keys: dict[str, str] | None = None, timeout: float = 30.0) -> None:
-        """``public_keys``: {key id: base64 raw public key}; None trusts /api/keys on first use."""
+                 public_keys: dict[str, str] | None = None, timeout: float = 30.0,
+                 deadline: float = 60.0, max_json_bytes: int = wire.Limits.max_json_bytes,
+                 max_pack_bytes: int = wire.Limits.max_pack_bytes) -> None:
+        """``public_keys``: {key id: base64 raw public key}; None trusts /api/keys on first use.
+
+        Each request may take ``timeout`` seconds per socket operation and ``deadline``
+        seconds in all; a release or a delta at most ``max_pack_bytes`` (read, and again
+        inflated), any other answer at most ``max_json_bytes``. Past them: KartothekError."""
         self.base_url = base_url.rstrip("/")
         self.cache_dir = Path(cache_dir).expanduser()
+        self.limits = wire.Limits(timeout=timeout, deadline=deadline,
+                                  max_json_bytes=max_json_bytes, max_pack_bytes=max_pack_bytes)
         self.timeout = timeout
         self._given_keys = dict(public_keys) if public_keys is not None else None
-        self._opener = urllib.request.build_opener(_NoRedirects)
         self.requests: list[str] = []  # paths asked for, in order (for tests and logs)
 
     # --- HTTP -------------------------------------------------------------------------------
 
-    def _get(self, path: str) -> _Answer:
+    def _get(self, path: str, *, pack: bool = False) -> _Answer:
+        """One GET, bounded (wire.fetch): a release or a delta (``pack``) may be larger."""
         self.requests.append(path)
-        request = urllib.request.Request(self.base_url + path,
-                                         headers={"Accept-Encoding": "gzip"})
-        try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                status, headers, body = response.status, response.headers, response.read()
-        except urllib.error.HTTPError as exc:
-            status, headers, body = exc.code, exc.headers, exc.read()
-        except (urllib.error.URLError, OSError) as exc:
-            raise KartothekError(f"{self.base_url}{path}: {exc}") from None
-        if headers.get("Content-Encoding") == "gzip":
-            body = gzip.decompress(body)
-        return _Answer(status, headers, body)
+        limit = self.limits.max_pack_bytes if pack else self.limits.max_json_bytes
+        return wire.fetch(self.base_url + path, limit=limit, limits=self.limits)
 
-    def _json(self, path: str) -> Any:
+    def _json(self, path: str) -> dict[str, Any]:
+        """A 200 answer's JSON object; anything else is a KartothekError."""
         answer = self._get(path)
         if answer.status != 200:
             raise KartothekError(f"{path}: {answer.status} {answer.body[:200]!r}")
-        return json.loads(answer.body)
+        return wire.obj(wire.parse_json(answer.body, path), path)
 
     # --- keys and signatures ---------------------------------------------------------------
 
@@ -165,17 +157,19 @@ class Client:
             return self._given_keys
         pinned = self._pinned()
         if not pinned:
-            served = self._json("/api/keys")["keys"]
             # first use: the server's own keys, each under the id its public key gives
-            pinned = {k["id"]: k["public_key"] for k in served
-                      if key_id_of(base64.b64decode(k["public_key"])) == k["id"]}
+            pinned = {}
+            for entry in self._served_keys():
+                raw = _public_key(entry.get("public_key"))
+                if raw is not None and key_id_of(raw) == entry.get("id"):
+                    pinned[entry["id"]] = entry["public_key"]
             _write_atomic(self._keys_file(), json.dumps(pinned, sort_keys=True).encode())
         return pinned
 
     def _learn_endorsed(self, key_id: str, keys: dict[str, str]) -> dict[str, str]:
         """A key not trusted yet: trusted only if /api/keys endorses it by a chain from a
         trusted key; then pinned with the keys on that chain. Nothing else is stored."""
-        new = endorsed_keys(keys, self._json("/api/keys").get("keys", []))
+        new = endorsed_keys(keys, self._served_keys())
         if key_id not in new:
             return keys
         if self._given_keys is not None:
@@ -206,13 +200,21 @@ class Client:
             _write_atomic(path, stamp.envelope)
         return stamp
 
+    def _served_keys(self) -> list[dict[str, Any]]:
+        """The key entries of /api/keys (objects; what is in them is checked by the reader)."""
+        listed = wire.array(wire.member(self._json("/api/keys"), "keys", "/api/keys"),
+                            "/api/keys: keys")
+        return [wire.obj(entry, "/api/keys: a key") for entry in listed]
+
     def _verify_signature(self, game: str, language: str, version: int, data: bytes,
                           header: str | None) -> str:
         if header and (found := re.fullmatch(r"keyid=([0-9a-f]+), ed25519=(\S+)", header)):
             key_id, signature = found.groups()
         else:
-            sig = self._json(f"/api/packs/{game}/{language}/{version}.json.sig")
-            key_id, signature = sig["key_id"], sig["signature"]
+            path = f"/api/packs/{game}/{language}/{version}.json.sig"
+            sig = self._json(path)
+            key_id = wire.string(wire.member(sig, "key_id", path), f"{path}: key_id")
+            signature = wire.string(wire.member(sig, "signature", path), f"{path}: signature")
         keys = self.trusted_keys()
         if key_id not in keys:
             keys = self._learn_endorsed(key_id, keys)  # a rotated key, endorsed by a trusted one
@@ -222,8 +224,8 @@ class Client:
                                     "endorsed it.")
         try:
             Ed25519PublicKey.from_public_bytes(base64.b64decode(keys[key_id])).verify(
-                base64.b64decode(signature), data)
-        except (InvalidSignature, ValueError) as exc:
+                base64.b64decode(signature, validate=True), data)
+        except (InvalidSignature, ValueError) as exc:  # binascii.Error is a ValueError
             raise VerificationError(f"Release {version} of {game} ({language}): the signature "
                                     f"does not verify ({exc.__class__.__name__}).") from None
         _check_identity(data, game, language, version)
@@ -240,14 +242,15 @@ class Client:
         """The pack on disk, if its bytes still match the sha256 kept beside them."""
         folder = self._folder(game, language)
         try:
-            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+            meta = wire.obj(json.loads((folder / "meta.json").read_text(encoding="utf-8")), "")
             data = (folder / "pack.json").read_bytes()
-        except (OSError, ValueError):
+            version = wire.integer(meta.get("version"), "")
+            key_id = wire.string(meta.get("key_id"), "")
+        except (OSError, ValueError, RecursionError, KartothekError):
             return None
         if hashlib.sha256(data).hexdigest() != meta.get("sha256"):
             return None  # damaged on disk: fetched again in full
-        return Pack(game, language, meta["version"], data, meta["sha256"], meta["key_id"],
-                    "cached")
+        return Pack(game, language, version, data, meta["sha256"], key_id, "cached")
 
     def _keep(self, pack: Pack) -> Pack:
         """Keep the pack unless a newer one is cached already (another process may have
@@ -266,7 +269,7 @@ class Client:
     def latest_version(self, game: str, language: str) -> int:
         answer = self._get(f"/api/packs/{game}/{language}/latest")
         location = answer.headers.get("Location", "") if answer.status == 302 else ""
-        found = re.search(r"/(\d+)\.json$", location)
+        found = re.search(r"/([0-9]{1,15})\.json$", str(location))
         if not found:
             raise KartothekError(f"No release of {game} ({language}): {answer.status} "
                                  f"{answer.body[:200]!r}")
@@ -295,37 +298,39 @@ class Client:
         return self._keep(pack)
 
     def _by_delta(self, have: Pack, version: int) -> Pack | None:
-        answer = self._get(f"/api/packs/{have.game}/{have.language}/"
-                           f"{have.version}..{version}.delta.json")
+        path = f"/api/packs/{have.game}/{have.language}/{have.version}..{version}.delta.json"
+        answer = self._get(path, pack=True)
         if answer.status == 303:
             return None  # too far behind, or the delta is no smaller: take the full release
         if answer.status != 200:
             raise KartothekError(f"Delta {have.version}..{version}: {answer.status}")
-        delta = json.loads(answer.body)
+        delta = wire.obj(wire.parse_json(answer.body, path), path)
         if (delta.get("game"), delta.get("language"), delta.get("to_version")) != (
                 have.game, have.language, version):
             raise VerificationError(f"Asked for the delta {have.version}..{version} of {have.game} "
                                     f"({have.language}), got one to release "
-                                    f"{delta.get('to_version')!r} of {delta.get('game')!r} "
-                                    f"({delta.get('language')!r}).")
+                                    f"{wire.short(delta.get('to_version'))} of "
+                                    f"{wire.short(delta.get('game'))} "
+                                    f"({wire.short(delta.get('language'))}).")
         if delta.get("from_sha256") != have.sha256:
             raise VerificationError("The delta is not from the release this client holds.")
         try:
-            data = apply_delta(have.content, delta)  # checks to_sha256
-        except (DeltaError, KeyError, TypeError) as exc:
+            data = apply_delta(have.content, delta)  # checks its shape and to_sha256
+        except DeltaError as exc:
             raise VerificationError(f"Delta {have.version}..{version} did not apply: {exc}") from None
         key_id = self._verify_signature(have.game, have.language, version, data, None)
-        return Pack(have.game, have.language, version, data, delta["to_sha256"], key_id, "delta")
+        return Pack(have.game, have.language, version, data, hashlib.sha256(data).hexdigest(),
+                    key_id, "delta")
 
     def _full(self, game: str, language: str, version: int) -> Pack:
-        answer = self._get(f"/api/packs/{game}/{language}/{version}.json")
+        answer = self._get(f"/api/packs/{game}/{language}/{version}.json", pack=True)
         if answer.status != 200:
             raise KartothekError(f"Release {version} of {game} ({language}): {answer.status}")
         digest = hashlib.sha256(answer.body).hexdigest()
-        if answer.headers.get("ETag", "").strip('"') != digest:
+        if str(answer.headers.get("ETag", "")).strip('"') != digest:
             raise VerificationError(f"Release {version}: the bytes do not match the ETag sha256.")
         key_id = self._verify_signature(game, language, version, answer.body,
-                                        answer.headers.get("X-Kartothek-Signature"))
+                                        str(answer.headers.get("X-Kartothek-Signature", "")))
         return Pack(game, language, version, answer.body, digest, key_id, "full")
 
 
@@ -335,12 +340,20 @@ def _check_identity(data: bytes, game: str, language: str, version: int) -> None
     try:
         pack = json.loads(data)
         found = (pack.get("game"), edition_of(pack), pack.get("content_version"))
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         raise VerificationError(f"Release {version} of {game} ({language}) is not a pack.") from None
     if found != (game, language, version) or isinstance(found[2], bool):
         raise VerificationError(
             f"Asked for release {version} of {game} ({language}), but the signed pack is "
             f"release {found[2]!r} of {found[0]!r} ({found[1]!r}): not kept.")
+
+
+def _public_key(value: Any) -> bytes | None:
+    """A listed public key's raw 32 bytes, or None when it is not one."""
+    try:
+        return wire.base64_bytes(value, "a public key", size=32)
+    except KartothekError:
+        return None
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

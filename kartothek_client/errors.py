@@ -1,4 +1,4 @@
-"""The client's errors: every failure it reports is a :class:`KartothekError`."""
+"""The client's errors: everything it cannot do or does not believe is a ``KartothekError``."""
 
 from __future__ import annotations
 
