@@ -32,6 +32,7 @@ from cards.option_findings import (
     findings_of,
     load_cards,
 )
+from cards.text import reason_too_long
 from curation.typed_slogans import typed_slogans
 from curation.write_checks import WriteChecks
 
@@ -144,6 +145,8 @@ def dismiss_option_view(model_admin: admin.ModelAdmin, request: HttpRequest,
         reason = request.POST.get("reason", "").strip()
         if not reason:
             error = "Say why the finding is fine for this card."
+        elif reason_too_long(reason):
+            error = reason_too_long(reason) or ""
         else:
             slogan = Slogan.objects.get(key=finding.slogan)
             dismiss(slogan, finding, reason, request.user)
