@@ -10,15 +10,20 @@ class Migration(migrations.Migration):
         ('cards', '0015_translation_counts'),
     ]
 
+    # The bound lives in the forms and validators: a TextField's max_length changes nothing in
+    # the database, and on SQLite an AlterField would rebuild the table (and drop its triggers,
+    # such as the releases' immutability trigger): state only.
     operations = [
-        migrations.AlterField(
-            model_name='checkdismissal',
-            name='reason',
-            field=models.TextField(help_text='Why the finding is fine for this text.', max_length=2000, validators=[cards.text.validate_reason_length]),
-        ),
-        migrations.AlterField(
-            model_name='glossaryterm',
-            name='note',
-            field=models.TextField(blank=True, help_text='Why, or where the word comes from.', max_length=2000, validators=[cards.text.validate_reason_length]),
-        ),
+        migrations.SeparateDatabaseAndState(state_operations=[
+            migrations.AlterField(
+                model_name='checkdismissal',
+                name='reason',
+                field=models.TextField(help_text='Why the finding is fine for this text.', max_length=2000, validators=[cards.text.validate_reason_length]),
+            ),
+            migrations.AlterField(
+                model_name='glossaryterm',
+                name='note',
+                field=models.TextField(blank=True, help_text='Why, or where the word comes from.', max_length=2000, validators=[cards.text.validate_reason_length]),
+            ),
+        ]),
     ]

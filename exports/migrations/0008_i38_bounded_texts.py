@@ -10,10 +10,15 @@ class Migration(migrations.Migration):
         ('exports', '0007_webhooks'),
     ]
 
+    # The bound lives in the forms and validators: a TextField's max_length changes nothing in
+    # the database, and on SQLite an AlterField would rebuild the table (and drop its triggers,
+    # such as the releases' immutability trigger): state only.
     operations = [
-        migrations.AlterField(
-            model_name='release',
-            name='note',
-            field=models.TextField(blank=True, default='', help_text="the curator's note", max_length=2000, validators=[cards.text.validate_reason_length]),
-        ),
+        migrations.SeparateDatabaseAndState(state_operations=[
+            migrations.AlterField(
+                model_name='release',
+                name='note',
+                field=models.TextField(blank=True, default='', help_text="the curator's note", max_length=2000, validators=[cards.text.validate_reason_length]),
+            ),
+        ]),
     ]
