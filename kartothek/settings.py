@@ -13,6 +13,8 @@ KARTOTHEK_PLAY_WRITE_LIMIT  other play writes (actions, host controls) a minute 
 KARTOTHEK_PLAY_ROOM_WRITE_LIMIT  play writes a minute per room (default 900)
 KARTOTHEK_PLAY_GAME_LIMIT  games started (start, play again) a minute per room (default 4)
 KARTOTHEK_PLAY_LOOKUP_LIMIT  failed room lookups (404s) a minute per client (default 20)
+KARTOTHEK_PLAY_STATS_DAILY_CAP  games a day per client that count in the card statistics (default 20;
+                    0 = no cap; docs/play.md)
 KARTOTHEK_CORS_ALLOWED_ORIGINS  web origins that may use the play API from their pages
                     (comma-separated, default none; packs, schemas and keys answer any origin)
 Production (HTTPS, cookies, CSP, proxy): see the README's Configuration table and
@@ -236,6 +238,8 @@ KARTOTHEK_PLAY_WRITE_LIMIT = env_int("KARTOTHEK_PLAY_WRITE_LIMIT", 240)
 KARTOTHEK_PLAY_ROOM_WRITE_LIMIT = env_int("KARTOTHEK_PLAY_ROOM_WRITE_LIMIT", 900)
 KARTOTHEK_PLAY_GAME_LIMIT = env_int("KARTOTHEK_PLAY_GAME_LIMIT", 4)
 KARTOTHEK_PLAY_LOOKUP_LIMIT = env_int("KARTOTHEK_PLAY_LOOKUP_LIMIT", 20)
+# Finished games a day per client (its address) that count in the card statistics (games/stats.py).
+KARTOTHEK_PLAY_STATS_DAILY_CAP = env_int("KARTOTHEK_PLAY_STATS_DAILY_CAP", 20)
 KARTOTHEK_PLAY_SIGN_BOT_DELAY = (2.0, 4.0)
 # Pushed updates (games/events.py): seconds between the event streams' keep-alive comments,
 # and between SQLite's version checks (one query a process for every room it streams: how
