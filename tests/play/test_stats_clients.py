@@ -193,3 +193,28 @@ def test_the_device_cookie_is_httponly_and_no_page_answer_or_stream_shows_it(ser
 
 def server_url(browser: Browser) -> str:
     return str(browser.http.base_url).rstrip("/")
+
+
+@pytest.mark.parametrize("one,other,same", [
+    ("2001:db8:1:2::1", "2001:db8:1:2:ffff::9", True),  # one /64: one household, one attacker
+    ("2001:db8:1:2::1", "2001:db8:1:3::1", False),
+    ("::ffff:192.0.2.7", "192.0.2.7", True),
+    ("192.0.2.7", "192.0.2.8", False),
+])
+def test_a_client_is_its_ipv4_address_or_its_ipv6_64(one, other, same):
+    from games.clients import network
+
+    assert (network(one) == network(other)) is same
+    assert network("unknown") == "" and network("") == ""
+
+
+def test_the_seat_keeps_a_keyed_hash_of_the_address_never_the_address(server):
+    import hashlib
+
+    ada, bo = Browser(server, "127.0.0.41"), Browser(server, "127.0.0.42")
+    code, _seats = _open(ada, bo)
+    stored = dict(Seat.objects.filter(room__code=code).values_list("seat", "client_hash"))
+    assert stored["p1"] != stored["p2"]
+    for address in ("127.0.0.41", "127.0.0.42"):
+        assert hashlib.sha256(address.encode()).hexdigest() not in stored.values()
+        assert not Seat.objects.filter(room__code=code, client_hash__contains=address).exists()
