@@ -29,6 +29,7 @@ import secrets
 from dataclasses import dataclass
 
 from django.http import HttpRequest, HttpResponseBase
+from django.utils.cache import patch_cache_control
 from django.utils.crypto import salted_hmac
 
 from common.security import client_ip
@@ -81,11 +82,15 @@ def client_of(request: HttpRequest) -> PlayClient:
 
 
 def give_device(request: HttpRequest, response: HttpResponseBase) -> None:
-    """A play page gives a browser without one its device cookie."""
+    """A play page gives a browser without one its device cookie (never in an answer a shared
+    cache may keep: it would hand one id to many browsers)."""
     if device_id(request) or DEVICE_COOKIE in response.cookies:
+        return
+    if "public" in response.get("Cache-Control", ""):
         return
     response.set_cookie(DEVICE_COOKIE, secrets.token_urlsafe(18), max_age=DEVICE_AGE,
                         httponly=True, samesite="Lax", secure=request.is_secure())
+    patch_cache_control(response, private=True)
 
 
 def different(a: tuple[str, str], b: tuple[str, str]) -> bool:
