@@ -45,6 +45,7 @@ from common.threads import process_pool
 from exports.api import _etag_matches, error
 from games import events as room_events
 from games import rooms, stream_slots, tickets
+from games.clients import client_of
 from games.lookup import _expired
 from games.models import Room, Seat
 from games.prepared import Prepared
@@ -263,7 +264,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
         release=data.get("release", "latest"), options=data.get("options"),
         name=data.get("name"), user=user, seed=data.get("seed"),  # type: ignore[arg-type]
         pass_and_play=bool(data.get("pass_and_play", False)),
-        turn_timer=data.get("turn_timer", 0), market=data.get("market"),
+        turn_timer=data.get("turn_timer", 0), market=data.get("market"), client=client_of(request),
     )
     token: str = seat.token  # type: ignore[attr-defined]
     response = _json_response({"code": room.code, "seat": seat.seat, "token": token,
@@ -538,7 +539,7 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
     found = rooms.get_room(code)
     if not allow(request):
         return _limited()
-    seat = rooms.join(found, name=data.get("name"))  # type: ignore[arg-type]
+    seat = rooms.join(found, name=data.get("name"), client=client_of(request))  # type: ignore[arg-type]
     token: str = seat.token  # type: ignore[attr-defined]
     response = _json_response({"seat": seat.seat, "token": token}, 201)
     _set_seat_cookie(request, response, data, found.code, token)
@@ -570,7 +571,7 @@ def actions(request: HttpRequest, code: str) -> HttpResponse:
         raise
     body = rooms.act(code.upper(), seat, action_id=data.get("id"),  # type: ignore[arg-type]
                      version=data.get("version"), action=data.get("action"),  # type: ignore[arg-type]
-                     count_write=lambda: allow_write(request, code))
+                     count_write=lambda: allow_write(request, code), client=client_of(request))
     return _room_response(body)
 
 

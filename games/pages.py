@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games import engines, rooms
+from games.clients import give_device
 from games.models import Room, Seat
 from games.ratelimit import allow_client, too_many
 from games.screens import GAME_NAMES, present
@@ -60,6 +61,7 @@ def player_language(view: Callable[..., HttpResponseBase]) -> Callable[..., Http
             if hasattr(response, "render") and not getattr(response, "is_rendered", True):
                 response.render()
         response.headers.setdefault("Content-Language", language)
+        give_device(request, response)  # the browser's id for the statistics (games/clients.py)
         return response
 
     return wrapped

@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from games import engines, rooms
+from games.clients import client_of
 from games.lobby import FormError
 from games.models import Room, Seat
 from games.pages import (
@@ -66,7 +67,7 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
             error, status = _("Your name: 1 to %(n)s characters.") % {"n": NAME_MAX}, 400
         else:
             try:
-                new = rooms.join(room, name=name)
+                new = rooms.join(room, name=name, client=client_of(request))
             except rooms.PlayError as exc:
                 error, status = str(exc), exc.status
             else:

@@ -15,6 +15,8 @@ KARTOTHEK_PLAY_GAME_LIMIT  games started (start, play again) a minute per room (
 KARTOTHEK_PLAY_LOOKUP_LIMIT  failed room lookups (404s) a minute per client (default 20)
 KARTOTHEK_PLAY_STREAMS_PER_CLIENT  event streams one client holds open at once, on all servers
                     together (default 12; 0 = off); one more is a 429 with Retry-After
+KARTOTHEK_PLAY_STATS_DAILY_CAP  games a day per client that count in the card statistics (default 20;
+                    0 = no cap; docs/play.md)
 KARTOTHEK_CORS_ALLOWED_ORIGINS  web origins that may use the play API from their pages
                     (comma-separated, default none; packs, schemas and keys answer any origin)
 Production (HTTPS, cookies, CSP, proxy): see the README's Configuration table and
@@ -244,6 +246,8 @@ KARTOTHEK_PLAY_LOOKUP_LIMIT = env_int("KARTOTHEK_PLAY_LOOKUP_LIMIT", 20)
 # table screen, and 2 reconnects whose old stream the server has not yet seen end (a page holds
 # one stream and hangs it up while hidden) — while one address can no longer hold hundreds.
 KARTOTHEK_PLAY_STREAMS_PER_CLIENT = env_int("KARTOTHEK_PLAY_STREAMS_PER_CLIENT", 12)
+# Finished games a day per client (its address) that count in the card statistics (games/stats.py).
+KARTOTHEK_PLAY_STATS_DAILY_CAP = env_int("KARTOTHEK_PLAY_STATS_DAILY_CAP", 20)
 KARTOTHEK_PLAY_SIGN_BOT_DELAY = (2.0, 4.0)
 # Pushed updates (games/events.py): seconds between the event streams' keep-alive comments,
 # and between SQLite's version checks (one query a process for every room it streams: how
