@@ -206,3 +206,18 @@ def test_the_server_refuses_a_chain_naming_a_key_twice(monkeypatch):
     assert signing.check_signing_key(None) == []
     monkeypatch.setenv("KARTOTHEK_PREVIOUS_SIGNING_KEYS", f"{entry},{entry}")
     assert "names a key twice" in signing.check_signing_key(None)[0].msg
+
+
+def test_the_rotated_key_list_matches_the_openapi_description(rotated, live_server):
+    from jsonschema import Draft202012Validator
+
+    from tests.test_openapi import BASE, REGISTRY
+
+    body = _served_keys(live_server)
+    assert [k["status"] for k in body["keys"]] == ["retired", "current"]
+    assert body["keys"][0]["last_releases"] == {"sauschwer/de": 1}
+    validator = Draft202012Validator({"$ref": BASE + "#/components/schemas/Keys"},
+                                     registry=REGISTRY)
+    assert [e.message for e in validator.iter_errors(body)] == []
+    body["keys"][0]["last_releases"] = {"sauschwer/de": "1"}  # the description is not vacuous
+    assert list(validator.iter_errors(body))
