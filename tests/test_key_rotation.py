@@ -83,7 +83,7 @@ def _forge_release_3(mirror: Mirror, key: Ed25519PrivateKey) -> None:
 
 def test_a_release_forged_with_the_retired_key_beyond_its_last_release_is_refused(
         rotated, mirror, tmp_path, live_server):
-    first, second_id, client = rotated
+    first, second_id, _client = rotated
     first_id = signing.key_id_of(_raw(first))
     assert json.loads((tmp_path / "client" / "retired.json").read_text())[first_id] == {
         "public_key": _b64(_raw(first)), "successor": second_id,
@@ -114,7 +114,7 @@ def test_a_release_forged_with_the_retired_key_beyond_its_last_release_is_refuse
 def _endorsed_by_first(first: Ed25519PrivateKey, thief: Ed25519PrivateKey, served: dict,
                        facts: dict) -> dict:
     """The thief's key list: K1 (whose private key leaked) 'retired' again, for the thief's K3."""
-    keys = [dict(served["keys"][0], **facts)] + served["keys"][1:]
+    keys = [dict(served["keys"][0], **facts), *served["keys"][1:]]
     keys.append({"id": signing.key_id_of(_raw(thief)), "algorithm": "ed25519",
                  "public_key": _b64(_raw(thief)), "pem": "", "status": "current",
                  "endorsed_by": keys[0]["id"],
@@ -125,7 +125,7 @@ def _endorsed_by_first(first: Ed25519PrivateKey, thief: Ed25519PrivateKey, serve
 
 def test_a_second_key_endorsed_by_the_retired_key_is_refused_and_never_pinned(
         rotated, mirror, tmp_path, live_server):
-    first, second_id, _ = rotated
+    first, _second_id, _ = rotated
     thief = Ed25519PrivateKey.generate()
     thief_id = signing.key_id_of(_raw(thief))
     _forge_release_3(mirror, thief)
