@@ -163,6 +163,9 @@ class Client:
         if not pinned:
             pinned, retired = first_use(self._json("/api/keys").get("keys"))
             self._pin(pinned, retired)
+        elif not self._retired_file().exists():  # pinned before rotation statements: once,
+            # the statements between the pinned keys (a retired key pinned beside its successor)
+            self._pin(pinned, endorsed_chain(pinned, {}, self._json("/api/keys").get("keys"))[1])
         return pinned
 
     def _learn_endorsed(self, key_id: str, keys: dict[str, str]) -> dict[str, str]:

@@ -137,8 +137,9 @@ def endorsed_chain(trusted: Mapping[str, str], retired: Mapping[str, Retirement]
                    listed: Any) -> tuple[dict[str, str], dict[str, Retirement]]:
     """The keys of a served key list that a chain of v2 statements links to a key the client
     trusts (``trusted``: {id: base64 public key}; ``retired``: the retirements it kept), and the
-    retirements those statements make: (new keys, new retirements). A key that already has a
-    successor endorses no other, and a key naming two successors in the list endorses none."""
+    retirements those statements make, also between keys it trusts already: (new keys, new
+    retirements). A key that already has a successor endorses no other, and a key naming two
+    successors in the list endorses none."""
     entries = _entries(listed)
     known = {**{k: r.public_key for k, r in retired.items()}, **trusted}
     successor_of: dict[str, str | None] = {k: r.successor for k, r in retired.items()}
@@ -149,8 +150,7 @@ def endorsed_chain(trusted: Mapping[str, str], retired: Mapping[str, Retirement]
         progress = False
         for key_id, entry in entries.items():
             endorser = entry.get("endorsed_by")
-            if key_id in known or not isinstance(endorser, str) or endorser not in known \
-                    or endorser in successor_of:
+            if not isinstance(endorser, str) or endorser not in known or endorser in successor_of:
                 continue
             statement = _statement_of(entries, known[endorser], entry)
             if statement is None:
@@ -158,13 +158,13 @@ def endorsed_chain(trusted: Mapping[str, str], retired: Mapping[str, Retirement]
             rivals = [other for other_id, other in entries.items() if other_id != key_id
                       and other.get("endorsed_by") == endorser
                       and _statement_of(entries, known[endorser], other) is not None]
+            successor_of[endorser] = None if rivals else key_id  # two: the key is not followed
             if rivals:
-                successor_of[endorser] = None  # two successors: the key is not to be followed
                 continue
-            known[key_id] = keys[key_id] = entry["public_key"]
-            successor_of[endorser] = key_id
             retirements[endorser] = statement
-            progress = True
+            if key_id not in known:
+                known[key_id] = keys[key_id] = entry["public_key"]
+                progress = True
     return keys, retirements
 
 

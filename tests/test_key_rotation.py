@@ -111,6 +111,22 @@ def test_a_release_forged_with_the_retired_key_beyond_its_last_release_is_refuse
     assert Client(live_server.url, tmp_path / "fresh")._full("sauschwer", "de", 1).key_id == first_id
 
 
+
+def test_a_cache_pinned_before_rotation_statements_learns_them_once(rotated, mirror, tmp_path,
+                                                                    live_server):
+    """What the client before v2 pinned on first use after a rotation: every listed key. The
+    updated client reads the statements between them once, and holds K1 to its releases."""
+    first, _, _ = rotated
+    served = {k["id"]: k["public_key"] for k in _served_keys(live_server)["keys"]}
+    (tmp_path / "legacy").mkdir()
+    (tmp_path / "legacy" / "keys.json").write_text(json.dumps(served))
+    _forge_release_3(mirror, first)
+    client = Client(mirror.url, tmp_path / "legacy")
+    with pytest.raises(VerificationError, match="the last release it signed of this pack is 1"):
+        client.update("sauschwer", "de")
+    assert set(client.retired_keys()) == {signing.key_id_of(_raw(first))}
+    assert client.requests.count("/api/keys") == 1
+
 def _endorsed_by_first(first: Ed25519PrivateKey, thief: Ed25519PrivateKey, served: dict,
                        facts: dict) -> dict:
     """The thief's key list: K1 (whose private key leaked) 'retired' again, for the thief's K3."""
