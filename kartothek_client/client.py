@@ -164,8 +164,10 @@ class Client:
             pinned, retired = first_use(self._json("/api/keys").get("keys"))
             self._pin(pinned, retired)
         elif not self._retired_file().exists():  # pinned before rotation statements: once,
-            # the statements between the pinned keys (a retired key pinned beside its successor)
-            self._pin(pinned, endorsed_chain(pinned, {}, self._json("/api/keys").get("keys"))[1])
+            # the statements from the pinned keys (a retired key pinned beside its successor)
+            new, retired = endorsed_chain(pinned, {}, self._json("/api/keys").get("keys"))
+            pinned = {**new, **pinned}
+            self._pin(pinned, retired)
         return pinned
 
     def _learn_endorsed(self, key_id: str, keys: dict[str, str]) -> dict[str, str]:

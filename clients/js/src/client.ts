@@ -184,6 +184,11 @@ export class Client extends Play {
       const [current, retired] = await firstUse((await this.http.json("/api/keys"))["keys"] ?? null);
       this.pin(current, retired);
       pinned = current;
+    } else if (this.store.getItem(`${this.prefix}retired`) === null) {
+      // pinned before rotation statements: once, the statements from the pinned keys
+      const [found, retired] = await endorsedChain(pinned, {}, (await this.http.json("/api/keys"))["keys"] ?? null);
+      pinned = { ...found, ...pinned };
+      this.pin(pinned, retired);
     }
     return pinned;
   }

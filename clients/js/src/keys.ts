@@ -125,8 +125,9 @@ async function statementOf(entries: Map<string, JsonObject>, endorserKey: string
 
 /**
  * The keys of a served key list that a chain of v2 statements links to a key the client trusts
- * (`trusted`, and the retirements it kept), and the retirements those statements make. A key
- * that already has a successor endorses no other; a key naming two in the list endorses none.
+ * (`trusted`, and the retirements it kept), and the retirements those statements make, also
+ * between keys it trusts already. A key that already has a successor endorses no other; a key
+ * naming two in the list endorses none.
  */
 export async function endorsedChain(trusted: Keys, retired: Retired,
                                     listed: Json): Promise<[Keys, Retired]> {
@@ -145,8 +146,7 @@ export async function endorsedChain(trusted: Keys, retired: Retired,
     progress = false;
     for (const [keyId, entry] of entries) {
       const endorser = entry["endorsed_by"];
-      if (Object.hasOwn(known, keyId) || typeof endorser !== "string" ||
-          !Object.hasOwn(known, endorser) || successorOf.has(endorser)) {
+      if (typeof endorser !== "string" || !Object.hasOwn(known, endorser) || successorOf.has(endorser)) {
         continue;
       }
       const statement = await statementOf(entries, known[endorser] as string, entry);
@@ -158,14 +158,13 @@ export async function endorsedChain(trusted: Keys, retired: Retired,
           rivals = true;
         }
       }
-      if (rivals) {
-        successorOf.set(endorser, null); // two successors: the key is not to be followed
-        continue;
-      }
-      known[keyId] = keys[keyId] = entry["public_key"] as string;
-      successorOf.set(endorser, keyId);
+      successorOf.set(endorser, rivals ? null : keyId); // two successors: the key is not followed
+      if (rivals) continue;
       retirements[endorser] = statement;
-      progress = true;
+      if (!Object.hasOwn(known, keyId)) {
+        known[keyId] = keys[keyId] = entry["public_key"] as string;
+        progress = true;
+      }
     }
   }
   return [keys, retirements];

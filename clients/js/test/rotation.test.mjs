@@ -86,6 +86,20 @@ test("a second key endorsed by the retired key is refused and never pinned", asy
   });
 });
 
+test("a store pinned before rotation statements reads them once and holds the retired key", async () => {
+  const [old, next] = [await newKey(), await newKey()];
+  await withMirror(async (mirror) => {
+    mirror.forge("/api/keys", 200, {}, await keyList(old, [next]));
+    await serveRelease(mirror, 4, old);
+    const store = new Store(); // what the client before v2 pinned on first use: every listed key
+    store.setItem("kartothek:keys", JSON.stringify({ [old.id]: old.b64, [next.id]: next.b64 }));
+    const client = new Client(mirror.url, { store });
+    await assert.rejects(client.update("sauschwer", "de"), /the last release it signed of this pack is 3/);
+    assert.deepEqual(Object.keys(client.retiredKeys()), [old.id]);
+    assert.equal(client.requests.filter((path) => path === "/api/keys").length, 1);
+  });
+});
+
 test("a client meeting the real server after its rotation pins the current key only", async () => {
   const [old, current] = (await json("/api/keys")).keys; // tests/test_client_js.py rotated once
   assert.equal(old.last_releases["sauschwer/de"], 2);
