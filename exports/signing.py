@@ -93,7 +93,6 @@ def key_id_of(public_raw: bytes) -> str:
 
 
 ENDORSEMENT_CONTEXT = "kartothek-signing-key-endorsement-v2"
-RETIRED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 PACK = re.compile(r"[a-z]+/[A-Za-z-]+")
 
 
