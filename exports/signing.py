@@ -256,6 +256,9 @@ def previous_keys() -> tuple[RetiredKey, ...]:
     retired = parse_previous_keys(configured_previous_keys())
     if not retired:
         return ()
+    if len(retired) >= 64:  # kartothek_client.keys.MAX_KEYS: clients refuse a longer list
+        raise SigningKeyError("KARTOTHEK_PREVIOUS_SIGNING_KEYS lists 64 keys or more; clients "
+                              "refuse a key list that long: drop the oldest.")
     current = signing_key()
     if current is None:
         raise SigningKeyError("KARTOTHEK_PREVIOUS_SIGNING_KEYS is set but KARTOTHEK_SIGNING_KEY "

@@ -154,6 +154,11 @@ class Client:
             {k: r.as_json() for k, r in retired.items()}, sort_keys=True).encode())
         _write_atomic(self._keys_file(), json.dumps(keys, sort_keys=True).encode())
 
+    def _listed_keys(self) -> Any:
+        """The ``keys`` of /api/keys (anything else: keys.py finds no key in it)."""
+        found = self._json("/api/keys")
+        return found.get("keys") if isinstance(found, dict) else None
+
     def trusted_keys(self) -> dict[str, str]:
         """The keys passed in, else the pinned ones; with neither, the current key of
         /api/keys (then pinned, with the retired keys held to their releases)."""
@@ -161,11 +166,11 @@ class Client:
             return self._given_keys
         pinned = self._pinned()
         if not pinned:
-            pinned, retired = first_use(self._json("/api/keys").get("keys"))
+            pinned, retired = first_use(self._listed_keys())
             self._pin(pinned, retired)
         elif not self._retired_file().exists():  # pinned before rotation statements: once,
             # the statements from the pinned keys (a retired key pinned beside its successor)
-            new, retired = endorsed_chain(pinned, {}, self._json("/api/keys").get("keys"))
+            new, retired = endorsed_chain(pinned, {}, self._listed_keys())
             pinned = {**new, **pinned}
             self._pin(pinned, retired)
         return pinned
@@ -174,7 +179,7 @@ class Client:
         """A key not trusted yet: trusted only if /api/keys endorses it by a chain from a
         trusted key; then pinned with the keys and retirements on that chain."""
         retired = self.retired_keys()
-        new, retirements = endorsed_chain(keys, retired, self._json("/api/keys").get("keys"))
+        new, retirements = endorsed_chain(keys, retired, self._listed_keys())
         if key_id not in new:
             return keys
         if self._given_keys is not None:

@@ -31,6 +31,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 ENDORSEMENT_CONTEXT = "kartothek-signing-key-endorsement-v2"
+MAX_KEYS = 64  # a key list longer than this is refused whole (a rotation a year: decades)
 _RETIRED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 _PACK = re.compile(r"[a-z]+/[A-Za-z-]+")
 
@@ -107,9 +108,11 @@ def _facts(entry: dict[str, Any]) -> tuple[str, dict[str, int]] | None:
 
 def _entries(listed: Any) -> dict[str, dict[str, Any]]:
     """The listed keys by id, each well-formed and under its public key's id; an id listed
-    twice is ambiguous and left out."""
+    twice is ambiguous and left out. More than MAX_KEYS keys: none."""
     seen: dict[str, list[dict[str, Any]]] = {}
-    for entry in listed if isinstance(listed, list) else []:
+    if not isinstance(listed, list) or len(listed) > MAX_KEYS:
+        return {}  # a list no server makes: every key is checked against every other
+    for entry in listed:
         if isinstance(entry, dict) and isinstance(entry.get("id"), str) and _public_raw(entry):
             seen.setdefault(entry["id"], []).append(entry)
     return {key_id: found[0] for key_id, found in seen.items() if len(found) == 1}

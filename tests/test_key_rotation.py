@@ -237,3 +237,16 @@ def test_the_rotated_key_list_matches_the_openapi_description(rotated, live_serv
     assert [e.message for e in validator.iter_errors(body)] == []
     body["keys"][0]["last_releases"] = {"sauschwer/de": "1"}  # the description is not vacuous
     assert list(validator.iter_errors(body))
+
+
+def test_a_hostile_key_list_gives_no_key():
+    from kartothek_client.keys import MAX_KEYS, endorsed_chain, first_use
+
+    key = _raw(Ed25519PrivateKey.generate())
+    entry = {"id": signing.key_id_of(key), "public_key": _b64(key), "status": "current"}
+    assert first_use([entry]) == ({entry["id"]: entry["public_key"]}, {})
+    for hostile in (None, 5, "keys", {"keys": []}, [1, None, [], {"id": 3}],
+                    [{"id": "0123456789abcdef", "public_key": "!!"}], [entry, dict(entry)],
+                    [entry] + [{"id": str(n)} for n in range(MAX_KEYS)]):
+        assert first_use(hostile) == ({}, {}), hostile
+        assert endorsed_chain({}, {}, hostile) == ({}, {})

@@ -87,10 +87,14 @@ export async function verifySignature(publicKeyB64: string, signatureB64: unknow
   }
 }
 
+/** A key list longer than this is refused whole (a rotation a year: decades). */
+export const MAX_KEYS = 64;
+
 /** The listed keys by id, each under its public key's id; an id listed twice is left out. */
 async function entriesOf(listed: Json): Promise<Map<string, JsonObject>> {
   const seen = new Map<string, JsonObject[]>();
-  for (const entry of Array.isArray(listed) ? listed : []) {
+  if (!Array.isArray(listed) || listed.length > MAX_KEYS) return new Map(); // checked pairwise
+  for (const entry of listed) {
     if (!isObject(entry) || typeof entry["id"] !== "string") continue;
     const raw = fromBase64(entry["public_key"]);
     if (raw === null || raw.length !== 32 || await keyIdOf(raw) !== entry["id"]) continue;
