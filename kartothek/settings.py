@@ -220,7 +220,8 @@ STORAGES = {
 
 # Release signatures (exports/signing.py): base64 of a 32-byte Ed25519 seed, or a PEM key.
 KARTOTHEK_SIGNING_KEY = env_str("KARTOTHEK_SIGNING_KEY")
-# The retired signing keys with their endorsements of the next key (manage.py rotate_signing_key).
+# The retired signing keys, oldest first, each PUBLIC:ENDORSEMENT:RETIRED_AT:LAST_RELEASES: its
+# rotation statement naming the next key (exports/signing.py; manage.py rotate_signing_key).
 KARTOTHEK_PREVIOUS_SIGNING_KEYS = env_str("KARTOTHEK_PREVIOUS_SIGNING_KEYS")
 # Webhooks on publish (exports/webhooks.py): the site's public address for the URLs in a
 # message (empty: paths only), and whether endpoints on loopback/private/link-local addresses

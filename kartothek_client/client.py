@@ -9,12 +9,13 @@ is newer than the pack already cached (a cached release is never replaced by an 
 it is not older than the newest release the server's signed timestamp lists (``/api/timestamp``,
 checked in kartothek_client/timestamp.py: trusted key, not expired, not older than the one kept).
 
-Trusted keys are the keys passed in, or else those ``/api/keys`` gave on first use, which
-are then pinned in the cache folder (trust on first use, like SSH). Once keys are pinned or
+Trusted keys are the keys passed in, or else the current key ``/api/keys`` gave on first use,
+which is then pinned in the cache folder (trust on first use, like SSH). Once keys are pinned or
 given, a server cannot add one: a pack signed by an unknown key is refused, unless
-``/api/keys`` shows a chain of endorsements from a trusted key to it (each key signed by the
-one before, over ``endorsement_statement``), which is how the server rotates its key. The
-client then pins the endorsed keys (in memory only, when the keys were passed in).
+``/api/keys`` shows a chain of rotation statements from a trusted key to it, which is how the
+server rotates its key. The client then pins the endorsed keys and the retirements
+(``retired.json``; in memory only, when the keys were passed in): a retired key endorses one
+successor only and is held to the releases its statement lists (kartothek_client/keys.py).
 
 Every answer is read through ``kartothek_client.wire``: bounded in bytes (read and inflated)
 and in time (an overall deadline per request), and checked field by field, so whatever a
@@ -39,6 +40,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from kartothek_client import wire
 from kartothek_client.delta import DeltaError, apply_delta, edition_of
 from kartothek_client.errors import KartothekError, VerificationError
+from kartothek_client.keys import (  # noqa: F401  (the names this module always offered)
+    ENDORSEMENT_CONTEXT,
+    Retirement,
+    endorsed_chain,
+    endorsement_statement,
+    first_use,
+    key_id_of,
+)
 from kartothek_client.timestamp import (
     TIMESTAMP_FILE,
     Timestamp,
@@ -68,43 +77,11 @@ class Pack:
         return parsed
 
 
-ENDORSEMENT_CONTEXT = "kartothek-signing-key-endorsement-v1"
-
-
-def key_id_of(public_raw: bytes) -> str:
-    return hashlib.sha256(public_raw).hexdigest()[:16]
-
-
-def endorsement_statement(public_raw: bytes) -> bytes:
-    """What an older key signs to endorse a newer one (the same bytes exports.signing makes)."""
-    return (f"{ENDORSEMENT_CONTEXT}\nkey_id={key_id_of(public_raw)}\n"
-            f"public_key={base64.b64encode(public_raw).decode('ascii')}\n").encode("ascii")
-
-
 def endorsed_keys(trusted: dict[str, str], listed: list[dict[str, Any]]) -> dict[str, str]:
-    """The keys of a served key list that a chain of valid endorsements links to a trusted
-    key (trusted ones excluded): {key id: base64 public key}. A listed key whose id is not
-    its public key's, or whose endorsement does not verify, is left out."""
-    known = dict(trusted)
-    found: dict[str, str] = {}
-    progress = True
-    while progress:
-        progress = False
-        for entry in listed:
-            try:
-                key_id, public_b64 = str(entry["id"]), str(entry["public_key"])
-                endorser = str(entry.get("endorsed_by", ""))
-                public_raw = base64.b64decode(public_b64, validate=True)
-                if key_id in known or endorser not in known or key_id_of(public_raw) != key_id:
-                    continue
-                Ed25519PublicKey.from_public_bytes(base64.b64decode(known[endorser])).verify(
-                    base64.b64decode(str(entry["endorsement"]), validate=True),
-                    endorsement_statement(public_raw))
-            except (InvalidSignature, ValueError, KeyError, TypeError):
-                continue
-            known[key_id] = found[key_id] = public_b64
-            progress = True
-    return found
+    """The keys of a served key list that a chain of valid rotation statements links to a
+    trusted key (trusted ones excluded): {key id: base64 public key}
+    (:func:`kartothek_client.keys.endorsed_chain` without the retirements)."""
+    return endorsed_chain(trusted, {}, listed)[0]
 
 
 class Client:
@@ -123,6 +100,7 @@ class Client:
                                   max_json_bytes=max_json_bytes, max_pack_bytes=max_pack_bytes)
         self.timeout = timeout
         self._given_keys = dict(public_keys) if public_keys is not None else None
+        self._given_retired: dict[str, Retirement] = {}
         self.requests: list[str] = []  # paths asked for, in order (for tests and logs)
 
     # --- HTTP -------------------------------------------------------------------------------
@@ -151,32 +129,59 @@ class Client:
         pinned: dict[str, str] = json.loads(self._keys_file().read_text(encoding="utf-8"))
         return pinned
 
+    def _retired_file(self) -> Path:
+        return self.cache_dir / "retired.json"
+
+    def retired_keys(self) -> dict[str, Retirement]:
+        """The retirements this client kept: {retired key id: its statement's facts}."""
+        if self._given_keys is not None:
+            return self._given_retired
+        try:
+            kept = json.loads(self._retired_file().read_text(encoding="utf-8"))
+            return {str(k): Retirement.from_json(v) for k, v in kept.items()}
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError, AttributeError) as exc:
+            raise KartothekError(f"{self._retired_file()} is damaged ({exc}).") from None
+
+    def _pin(self, keys: dict[str, str], retired: dict[str, Retirement]) -> None:
+        _write_atomic(self._retired_file(), json.dumps(
+            {k: r.as_json() for k, r in retired.items()}, sort_keys=True).encode())
+        _write_atomic(self._keys_file(), json.dumps(keys, sort_keys=True).encode())
+
+    def _listed_keys(self) -> Any:
+        """The key entries of /api/keys, each an object (checked by wire; keys.py checks them)."""
+        return self._served_keys()
+
     def trusted_keys(self) -> dict[str, str]:
-        """The keys passed in, else the pinned ones; with neither, /api/keys (then pinned)."""
+        """The keys passed in, else the pinned ones; with neither, the current key of
+        /api/keys (then pinned, with the retired keys held to their releases)."""
         if self._given_keys is not None:
             return self._given_keys
         pinned = self._pinned()
         if not pinned:
-            # first use: the server's own keys, each under the id its public key gives
-            pinned = {}
-            for entry in self._served_keys():
-                raw = _public_key(entry.get("public_key"))
-                if raw is not None and key_id_of(raw) == entry.get("id"):
-                    pinned[entry["id"]] = entry["public_key"]
-            _write_atomic(self._keys_file(), json.dumps(pinned, sort_keys=True).encode())
+            pinned, retired = first_use(self._listed_keys())
+            self._pin(pinned, retired)
+        elif not self._retired_file().exists():  # pinned before rotation statements: once,
+            # the statements from the pinned keys (a retired key pinned beside its successor)
+            new, retired = endorsed_chain(pinned, {}, self._listed_keys())
+            pinned = {**new, **pinned}
+            self._pin(pinned, retired)
         return pinned
 
     def _learn_endorsed(self, key_id: str, keys: dict[str, str]) -> dict[str, str]:
         """A key not trusted yet: trusted only if /api/keys endorses it by a chain from a
-        trusted key; then pinned with the keys on that chain. Nothing else is stored."""
-        new = endorsed_keys(keys, self._served_keys())
+        trusted key; then pinned with the keys and retirements on that chain."""
+        retired = self.retired_keys()
+        new, retirements = endorsed_chain(keys, retired, self._listed_keys())
         if key_id not in new:
             return keys
         if self._given_keys is not None:
             self._given_keys.update(new)
+            self._given_retired.update({**retirements, **retired})
             return self._given_keys
         pinned = {**new, **self._pinned()}  # a key once pinned is never replaced
-        _write_atomic(self._keys_file(), json.dumps(pinned, sort_keys=True).encode())
+        self._pin(pinned, {**retirements, **retired})  # nor a retirement once kept
         return pinned
 
     def _key_for(self, key_id: str) -> str | None:
@@ -216,19 +221,24 @@ class Client:
             key_id = wire.string(wire.member(sig, "key_id", path), f"{path}: key_id")
             signature = wire.string(wire.member(sig, "signature", path), f"{path}: signature")
         keys = self.trusted_keys()
-        if key_id not in keys:
+        if key_id not in keys and key_id not in self.retired_keys():
             keys = self._learn_endorsed(key_id, keys)  # a rotated key, endorsed by a trusted one
-        if key_id not in keys:
+        retirement = self.retired_keys().get(key_id)
+        public = keys.get(key_id) or (retirement.public_key if retirement else None)
+        if public is None:
             raise VerificationError(f"Release {version} is signed with key {key_id}, which "
                                     "this client does not trust, and no key it trusts "
                                     "endorsed it.")
         try:
-            Ed25519PublicKey.from_public_bytes(base64.b64decode(keys[key_id])).verify(
-                base64.b64decode(signature, validate=True), data)
+            Ed25519PublicKey.from_public_bytes(base64.b64decode(public)).verify(
+                base64.b64decode(signature), data)
         except (InvalidSignature, ValueError) as exc:  # binascii.Error is a ValueError
             raise VerificationError(f"Release {version} of {game} ({language}): the signature "
                                     f"does not verify ({exc.__class__.__name__}).") from None
         _check_identity(data, game, language, version)
+        if retirement is not None and (why := retirement.refusal(key_id, game, language,
+                                                                 version)):
+            raise VerificationError(why)  # a retired key signs nothing after its last release
         return key_id
 
     # --- the cache ---------------------------------------------------------------------------

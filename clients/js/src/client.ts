@@ -9,17 +9,20 @@
  * pack already stored (a stored release is never replaced by an older one); and it is not older
  * than the newest release the server's signed timestamp lists (/api/timestamp, timestamp.ts).
  *
- * Trusted keys are the keys passed in, or else those /api/keys gave on first use, which are
+ * Trusted keys are the keys passed in, or else the current key /api/keys gave on first use,
  * then pinned in the store (trust on first use, like SSH). Once keys are pinned or given, a
  * server cannot add one: a pack signed by an unknown key is refused, unless /api/keys shows a
- * chain of endorsements from a trusted key to it, which is how the server rotates its key.
+ * chain of rotation statements from a trusted key to it, which is how the server rotates its
+ * key. The retirements are kept too (`retired` in the store): a retired key endorses one
+ * successor only and is held to the releases its statement lists (keys.ts).
  */
 
 import { DeltaError, KartothekError, VerificationError } from "./errors.js";
 import { isInteger, isObject, type Json, type JsonObject, parseJson, sha256Hex, text, utf8 } from "./bytes.js";
 import { applyDelta, editionOf } from "./delta.js";
 import { Http, failure, type Answer } from "./http.js";
-import { endorsedKeys, type Keys, selfConsistent, verifySignature } from "./keys.js";
+import { asRetirement, endorsedChain, firstUse, type Keys, type Retired, retiredRefusal,
+         verifySignature } from "./keys.js";
 import { type EventSourceConstructor, Play } from "./play.js";
 import { checkNotOlder, type Listed, parseTimestamp, type Timestamp, TimestampError, verifyTimestamp } from "./timestamp.js";
 
@@ -104,6 +107,7 @@ function isPackIndex(found: JsonObject): boolean {
 
 export class Client extends Play {
   private readonly givenKeys: Keys | null;
+  private readonly givenRetired: Retired = {};
   private readonly store: PackStore;
   private readonly prefix: string;
 
@@ -143,8 +147,26 @@ export class Client extends Play {
     return found as Keys;
   }
 
-  private pin(keys: Keys): void {
+  private pin(keys: Keys, retired: Retired): void {
+    this.write(`${this.prefix}retired`, JSON.stringify(retired));
     this.write(`${this.prefix}keys`, JSON.stringify(keys));
+  }
+
+  /** The retirements this client kept: {retired key id: its statement's facts}. */
+  retiredKeys(): Retired {
+    if (this.givenKeys !== null) return this.givenRetired;
+    const stored = this.store.getItem(`${this.prefix}retired`);
+    if (stored === null) return {};
+    const found = parseJson(stored, "The kept retirements");
+    const retired: Retired = {};
+    for (const [keyId, value] of Object.entries(isObject(found) ? found : { "": null })) {
+      const retirement = asRetirement(value);
+      if (retirement === null) {
+        throw new KartothekError("The kept retirements in the store are damaged.");
+      }
+      retired[keyId] = retirement;
+    }
+    return retired;
   }
 
   private write(name: string, value: string): void {
@@ -155,26 +177,37 @@ export class Client extends Play {
     }
   }
 
-  /** The keys passed in, else the pinned ones; with neither, /api/keys (then pinned). */
+  /** The keys passed in, else the pinned ones; with neither, the current key of /api/keys
+   * (then pinned, with the retired keys held to their releases). */
   async trustedKeys(): Promise<Keys> {
     if (this.givenKeys !== null) return this.givenKeys;
     let pinned = this.pinned();
     if (Object.keys(pinned).length === 0) {
-      // first use: the server's own keys, each under the id its public key gives
-      pinned = await selfConsistent((await this.http.json("/api/keys"))["keys"] ?? null);
-      this.pin(pinned);
+      const [current, retired] = await firstUse((await this.http.json("/api/keys"))["keys"] ?? null);
+      this.pin(current, retired);
+      pinned = current;
+    } else if (this.store.getItem(`${this.prefix}retired`) === null) {
+      // pinned before rotation statements: once, the statements from the pinned keys
+      const [found, retired] = await endorsedChain(pinned, {}, (await this.http.json("/api/keys"))["keys"] ?? null);
+      pinned = { ...found, ...pinned };
+      this.pin(pinned, retired);
     }
     return pinned;
   }
 
   /** A key not trusted yet: trusted only if /api/keys endorses it by a chain from a trusted
-   * key; then pinned with the keys on that chain. Nothing else is stored. */
+   * key; then pinned with the keys and retirements on that chain. Nothing else is stored. */
   private async learnEndorsed(keyId: string, keys: Keys): Promise<Keys> {
-    const found = await endorsedKeys(keys, (await this.http.json("/api/keys"))["keys"] ?? null);
+    const retired = this.retiredKeys();
+    const [found, retirements] = await endorsedChain(
+      keys, retired, (await this.http.json("/api/keys"))["keys"] ?? null);
     if (!Object.hasOwn(found, keyId)) return keys;
-    if (this.givenKeys !== null) return Object.assign(this.givenKeys, found);
+    if (this.givenKeys !== null) {
+      Object.assign(this.givenRetired, { ...retirements, ...retired });
+      return Object.assign(this.givenKeys, found);
+    }
     const pinned = { ...found, ...this.pinned() }; // a key once pinned is never replaced
-    this.pin(pinned);
+    this.pin(pinned, { ...retirements, ...retired }); // nor a retirement once kept
     return pinned;
   }
 
@@ -219,16 +252,23 @@ export class Client extends Play {
                        header: string | null): Promise<string> {
     const [keyId, signature] = await this.signatureOf(game, language, version, header);
     let keys = await this.trustedKeys();
-    if (!Object.hasOwn(keys, keyId)) keys = await this.learnEndorsed(keyId, keys); // a rotated key
-    if (!Object.hasOwn(keys, keyId)) {
+    if (!Object.hasOwn(keys, keyId) && !Object.hasOwn(this.retiredKeys(), keyId)) {
+      keys = await this.learnEndorsed(keyId, keys); // a rotated key
+    }
+    const retired = this.retiredKeys();
+    const retirement = Object.hasOwn(retired, keyId) ? retired[keyId] : undefined;
+    const publicKey = Object.hasOwn(keys, keyId) ? keys[keyId] : retirement?.public_key;
+    if (publicKey === undefined) {
       throw new VerificationError(`Release ${version} is signed with key ${keyId}, which this ` +
         "client does not trust, and no key it trusts endorsed it.");
     }
-    if (!await verifySignature(keys[keyId] as string, signature, data)) {
+    if (!await verifySignature(publicKey, signature, data)) {
       throw new VerificationError(`Release ${version} of ${game} (${language}): the signature ` +
         "does not verify.");
     }
     checkIdentity(data, game, language, version);
+    const refusal = retirement && retiredRefusal(retirement, keyId, game, language, version);
+    if (refusal) throw new VerificationError(refusal); // a retired key signs nothing more
     return keyId;
   }
 

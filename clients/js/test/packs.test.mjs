@@ -28,7 +28,8 @@ test("it downloads a release, verifies it and keeps its exact bytes", async () =
   assert.equal(pack.how, "full");
   assert.equal(pack.keyId, (await json("/api/keys")).keys[0].id); // signed before the rotation
   assert.equal(pack.content.content_version, 1);
-  assert.deepEqual(await client.trustedKeys(), await serverKeys()); // pinned on first use
+  const current = (await json("/api/keys")).keys.at(-1);
+  assert.deepEqual(await client.trustedKeys(), { [current.id]: current.public_key }); // first use: the current key only
 });
 
 test("it updates by delta to the very bytes of the full release, then stays current", async () => {
@@ -97,10 +98,14 @@ test("the right key id with the wrong key does not verify", async () => {
   assert.equal(await other.cached("sauschwer", "de"), null);
 });
 
+const RETIRED_AT = "2026-12-05T07:10:00Z";
+const LAST = { "sauschwer/de": 2 };
+
 /** A mirror that rotates to `newest` (endorsed as `endorsement` says) and signs release 3 with it. */
 async function rotatedMirror(mirror, old, newest, endorsement) {
   const pack = canonical({ ...(await json(`${SAUSCHWER}/2.json`)), content_version: 3 });
-  const keys = [{ id: old.id, public_key: old.b64, status: "retired" },
+  const keys = [{ id: old.id, public_key: old.b64, status: "retired", retired_at: RETIRED_AT,
+                  last_releases: LAST },
                 { id: newest.id, public_key: newest.b64, status: "current", ...endorsement }];
   mirror.forge("/api/keys", 200, {}, JSON.stringify({ algorithm: "ed25519", keys }));
   mirror.forge(`${SAUSCHWER}/latest`, 302, { location: `${SAUSCHWER}/3.json` });
@@ -114,7 +119,7 @@ test("a rotated key endorsed by a trusted key is accepted, a self-endorsed one i
   const newest = await newKey();
   await withMirror(async (mirror) => {
     await rotatedMirror(mirror, old, newest, {
-      endorsed_by: old.id, endorsement: await old.sign(await endorsementStatement(newest.raw)) });
+      endorsed_by: old.id, endorsement: await old.sign(await endorsementStatement(newest.raw, old.id, RETIRED_AT, LAST)) });
     const client = new Client(mirror.url, { publicKeys: { [old.id]: old.b64 } });
     const pack = await client.update("sauschwer", "de");
     assert.deepEqual([pack.version, pack.keyId], [3, newest.id]);
@@ -122,7 +127,7 @@ test("a rotated key endorsed by a trusted key is accepted, a self-endorsed one i
   });
   await withMirror(async (mirror) => {
     await rotatedMirror(mirror, old, newest, {
-      endorsed_by: old.id, endorsement: await newest.sign(await endorsementStatement(newest.raw)) });
+      endorsed_by: old.id, endorsement: await newest.sign(await endorsementStatement(newest.raw, old.id, RETIRED_AT, LAST)) });
     const store = new Store();
     store.setItem("kartothek:keys", JSON.stringify({ [old.id]: old.b64 }));
     await assert.rejects(new Client(mirror.url, { store }).update("sauschwer", "de"), /does not trust/);
