@@ -58,7 +58,7 @@ def _small_body(request: HttpRequest) -> bytes | None:
         return None
     try:
         return request.body
-    except Exception:  # noqa: BLE001 - the view meets the same problem and answers it
+    except Exception:
         return None
 
 
@@ -119,7 +119,7 @@ class StorableTextMiddleware:
             return None
         try:  # Django's parser holds at most DATA_UPLOAD_MAX_MEMORY_SIZE of fields in memory
             fields = request.POST
-        except Exception:  # noqa: BLE001 - too big, too many fields, broken: the view answers it
+        except Exception:
             return None
         for name, values in fields.lists():
             if not storable(name) or any(not storable(v) for v in values if isinstance(v, str)):

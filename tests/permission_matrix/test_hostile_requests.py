@@ -151,6 +151,8 @@ def test_no_hostile_value_in_a_path_query_or_body_gives_a_5xx(world, clients, ro
                 status = 599
                 problems.append(f"{role} {method} {target[:120]} ?{q[:40]} [{value_name}, {kind}]: {error!r}"[:300])
                 continue
-            if status >= 500:
+            if status >= 500 and not (status == 503 and route.endswith("/events")):
+                # (an event stream under WSGI: 503 "served through ASGI only", by design;
+                # tests/test_storable_text.py sends the hostile streams through ASGI)
                 problems.append(f"{role} {method} {target[:120]} ?{q[:40]} [{value_name}, {kind}]: {status}")
     assert not problems, "\n".join(problems)
