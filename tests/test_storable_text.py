@@ -151,3 +151,14 @@ def test_an_event_stream_with_a_nul_in_its_code_is_a_json_400_through_asgi(relea
     assert status == 400 and headers["content-type"].startswith("text/html")
     status, _headers, body = call("GET", "/api/play/rooms/AAAAAAAA/events", query=b"ticket=%00")
     assert status == 400, body[:300]
+
+
+@pytest.mark.parametrize("number", ["9" * 4000, "9" * 5000, str(2**70), str(2**63), "0"])
+def test_a_release_number_no_column_holds_is_a_json_404(releases, number):
+    client = Client(raise_request_exception=False)
+    for path in (f"/api/packs/sauschwer/en/{number}.json", f"/api/packs/sauschwer/en/{number}.json.sig",
+                 f"/api/packs/sauschwer/en/{number}..1.delta.json",
+                 f"/api/packs/sauschwer/en/1..{number}.delta.json"):
+        response = client.get(path)
+        assert response.status_code in (303, 400, 404), (path[:80], response.content[:300])
+        assert response["Content-Type"].startswith("application/json")

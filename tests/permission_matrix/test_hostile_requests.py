@@ -7,10 +7,13 @@ store it: issue 38, finding 5), 5,000 digits, numbers too large for any column, 
 numbers, invalid UTF-8 and a lone surrogate (percent-encoded), digits that are not ASCII. The
 query string (every name a view reads) and a form or JSON body carry the same values.
 
-GET as the superuser (who reaches every view's code) and as anonymous (who reaches the public
-play and pack views), and as the other roles in turn; POST as the superuser (with a valid
-CSRF token, so only the view stops it). Marked ``postgres``: CI's PostgreSQL pass runs it, where
-a NUL byte in a query is an error (SQLite stores it). About 4,000 requests, ~30 s.
+GET as the superuser (who reaches every view's code) and, on the admin's pages, as the other
+roles in turn (anonymous only meets the login page there); on the public pages (play, packs,
+media) as anonymous too, with a JSON body as well; POST as the superuser (with a valid CSRF
+token, so only the view stops it). Marked ``postgres``: CI's PostgreSQL pass runs it, where a
+NUL byte in a query is an error (SQLite stores it). About 8,000 requests in ~25 s of CPU (the
+matrix's world is built once for the package); on main 809d2ed it found 500s on 48 URL
+patterns on PostgreSQL (about half as many on SQLite).
 """
 
 from __future__ import annotations
