@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseNotFound, JsonResponse
@@ -35,7 +34,6 @@ UNSTORABLE_JSON = re.compile(
     + rb"(?<!\\)(?:\\\\)*(?<!\\u[dD][89abAB]" + _HEX + _HEX + rb")\\u[dD][c-fC-F]" + _HEX + rb"{2}")
 MESSAGE = ("The request contains a NUL character or another character that cannot be stored "
            "as text ({where}); remove it.")
-FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
 def storable(text: str) -> bool:
@@ -43,8 +41,12 @@ def storable(text: str) -> bool:
     return not UNSTORABLE.search(text)
 
 
-def _query_bytes(text: str) -> bytes:
-    return unquote_to_bytes(text.replace("+", " "))
+def _encodes_nul(text: str | bytes) -> bool:
+    """A query string or urlencoded form with a NUL: "%00" always decodes to one (a "%" is no
+    hex digit, so no other escape can take it), and a raw NUL is one."""
+    if isinstance(text, bytes):
+        return b"%00" in text or b"\x00" in text
+    return "%00" in text or "\x00" in text
 
 
 def _small_body(request: HttpRequest) -> bytes | None:
@@ -54,11 +56,11 @@ def _small_body(request: HttpRequest) -> bytes | None:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return None
-    if not length or (limit is not None and length > limit):
+    if length <= 0 or (limit is not None and length > limit):
         return None
     try:
         return request.body
-    except Exception:
+    except Exception:  # unreadable: the view meets the same problem and answers it
         return None
 
 
@@ -66,7 +68,7 @@ def unstorable_part(request: HttpRequest) -> str | None:
     """Where the request carries text that cannot be stored (path, query, header, body), or None."""
     if not storable(request.path):
         return "path"
-    if b"\x00" in _query_bytes(request.META.get("QUERY_STRING", "")):
+    if _encodes_nul(request.META.get("QUERY_STRING", "")):
         return "query string"
     for name, value in request.META.items():
         if name.startswith("HTTP_") and isinstance(value, str) and not storable(value):
@@ -78,7 +80,7 @@ def unstorable_part(request: HttpRequest) -> str | None:
     if not body:
         return None
     if content_type == "application/x-www-form-urlencoded":
-        return "form" if b"\x00" in _query_bytes(body.decode("latin-1")) else None
+        return "form" if _encodes_nul(body) else None
     if (b"\x00" in body or b"\\u" in body) and UNSTORABLE_JSON.search(body):
         return "body"
     return None
