@@ -48,6 +48,7 @@ use_scratch_folder("kartothek-bench-play-")
 # per-room limits stay as deployed.
 os.environ["KARTOTHEK_PLAY_RATE_LIMIT"] = "0"
 os.environ["KARTOTHEK_PLAY_WRITE_LIMIT"] = "0"
+os.environ["KARTOTHEK_PLAY_STREAMS_PER_CLIENT"] = "0"
 os.environ["ALLOWED_HOSTS"] = "127.0.0.1"
 os.environ.pop("DATABASE_URL", None)
 

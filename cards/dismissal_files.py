@@ -26,6 +26,7 @@ from typing import Any
 import tablib
 
 from cards.models import CheckDismissal, Content, Slogan, SloganOption
+from cards.text import reason_too_long
 
 COLUMNS = ("file", "key", "field", "check", "source", "text", "reason")
 OPTION_FIELDS = ("option_1", "option_2", "option_3", "option_4")
@@ -94,6 +95,10 @@ def import_dismissals(dataset: tablib.Dataset, language: str,
             continue
         if not reason:
             errors.append(f"row {number}, column `reason`: say why the finding is fine for this text.")
+            continue
+        too_long = reason_too_long(reason)
+        if too_long:
+            errors.append(f"row {number}, column `reason`: {too_long}")
             continue
         try:
             obj, field_name = _target(files, name, key, label)

@@ -419,4 +419,4 @@ def _read_json(text: str, limits: ImportLimits) -> tablib.Dataset:
                     f"not {_kind(value)}"
                 )
         rows.append([item[k] for k in headers])
-    return dataset_of(headers, rows)
+    return dataset_of(headers, rows, [f"item {n}" for n in range(1, len(rows) + 1)])

@@ -22,6 +22,7 @@ from django.contrib.contenttypes.models import ContentType
 from cards.brands import BrandTable
 from cards.models import CheckDismissal, Slogan, SloganOption, Translation
 from cards.option_checks import CHECKS, CardSides, OptionFinding, Side, card_findings, year_of
+from cards.text import reason_too_long
 
 DISMISSAL_COLUMNS = ("key", "field", "check", "source", "text", "reason")
 DISMISSAL_FILE = "slogan/option_dismissals"
@@ -105,6 +106,12 @@ def open_findings(card_ids: Iterable[int] | None = None) -> list[tuple[str, Opti
 
 
 def dismiss(slogan: Slogan, finding: OptionFinding, reason: str, user: Any = None) -> CheckDismissal:
+    """Keep the dismissal; ValueError (its message for the curator) for a reason that is
+    empty or longer than ``REASON_MAX_CHARS``."""
+    problem = reason_too_long(reason.strip()) or ("" if reason.strip() else
+                                                   "Say why the finding is fine for this card.")
+    if problem:
+        raise ValueError(problem)
     return CheckDismissal.objects.create(
         content_object=slogan, field=finding.field, language=source_language(),
         check_name=finding.check, reason=reason.strip(), source=slogan.text, text=finding.option,
@@ -142,6 +149,10 @@ def import_option_dismissals(dataset: tablib.Dataset) -> tuple[int, int, int, li
             continue
         if not reason:
             errors.append(f"row {number}, column `reason`: say why the finding is fine.")
+            continue
+        too_long = reason_too_long(reason)
+        if too_long:
+            errors.append(f"row {number}, column `reason`: {too_long}")
             continue
         stored = CheckDismissal.objects.filter(
             content_type=slogan_type, object_id=slogans[key].pk, field=field,

@@ -76,8 +76,26 @@ def column_label(index: int) -> str:
     return letters
 
 
-def dataset_of(header: list[str], rows: list[list[Any]]) -> tablib.Dataset:
-    """Check the header names and build the Dataset."""
+def _refuse_nul(names: list[str], rows: list[list[Any]], keep: list[int],
+                row_names: list[str] | None) -> None:
+    """A NUL character cannot be stored (PostgreSQL refuses it in text): name its cell."""
+    for index in keep:
+        if "\x00" in names[index]:
+            raise FileProblem(f"the header row, column {index + 1}: the name holds a NUL "
+                              "character (U+0000); remove it")
+    for number, row in enumerate(rows):
+        for index in keep:
+            value = row[index] if index < len(row) else None
+            if isinstance(value, str) and "\x00" in value:
+                where = row_names[number] if row_names else f"row {number + 2}"
+                raise FileProblem(f"{where}, column “{names[index]}”: the cell holds a NUL "
+                                  "character (U+0000), which cannot be stored; remove it")
+
+
+def dataset_of(header: list[str], rows: list[list[Any]],
+               row_names: list[str] | None = None) -> tablib.Dataset:
+    """Check the header names and the cells, and build the Dataset. ``row_names``: how the
+    file names each row ("row 7", "item 3"); by default a spreadsheet's (header = row 1)."""
     names = [str(name).strip() for name in header]
 
     def blank(value: Any) -> bool:
@@ -101,6 +119,7 @@ def dataset_of(header: list[str], rows: list[list[Any]]) -> tablib.Dataset:
         keep.append(index)
     if not keep:
         raise FileProblem("the header row has no column names")
+    _refuse_nul(names, rows, keep, row_names)
     dataset = tablib.Dataset(headers=[names[i] for i in keep])
     for row in rows:
         dataset.append([row[i] for i in keep])

@@ -150,6 +150,26 @@ def validate_clean_text(value: str) -> None:
         )
 
 
+#: The most characters of a reason or note a person writes (a dismissal's reason, a glossary
+#: note, a release's note): a paragraph, never a file pasted in by mistake.
+REASON_MAX_CHARS = 2000
+
+
+def reason_too_long(value: str, what: str = "reason") -> str | None:
+    """The message for a reason or note longer than ``REASON_MAX_CHARS``; None if it fits."""
+    if len(value) > REASON_MAX_CHARS:
+        return (f"The {what} is {len(value):,} characters long; at most "
+                f"{REASON_MAX_CHARS:,} are kept.")
+    return None
+
+
+def validate_reason_length(value: str) -> None:
+    """The model and form validator of every free-text reason or note field."""
+    problem = reason_too_long(value, "text")
+    if problem:
+        raise ValidationError(problem, code="max_length")
+
+
 def ascii_number(text: str, max_digits: int = 18) -> bool:
     """True for a whole number written in ASCII digits (at most ``max_digits`` of them).
 

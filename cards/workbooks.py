@@ -422,7 +422,8 @@ def read_xlsx(data: bytes, limits: ImportLimits) -> tablib.Dataset:
     width = max(len(row) for _n, row in numbered)
     rows = [row + [None] * (width - len(row)) for _n, row in numbered[1:]]
     header = header + [None] * (width - len(header))
-    dataset = dataset_of(["" if h is None else str(h) for h in header], rows)
+    dataset = dataset_of(["" if h is None else str(h) for h in header], rows,
+                         [f"row {n}" for n, _row in numbered[1:]])
     dataset.title = title
     notes = [f"Read the sheet “{title}” (the workbook has {n_sheets})."] if n_sheets > 1 else []
     return annotated(dataset, encoding=None, delimiter=None, notes=notes)

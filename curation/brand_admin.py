@@ -22,7 +22,6 @@ from import_export.admin import ImportExportActionModelAdmin
 
 from cards.brand_files import BrandOwnershipResource
 from cards.brands import BrandTable
-from cards.formats import FORMATS
 from cards.models import BrandOwnership, Slogan, SloganCard
 from cards.option_checks import CardSides, OptionFinding, Side, year_of
 from cards.option_findings import (
@@ -32,7 +31,8 @@ from cards.option_findings import (
     findings_of,
     load_cards,
 )
-from cards.text import ascii_number
+from cards.text import ascii_number, reason_too_long
+from curation.safe_import import SafeImportMixin
 from curation.typed_slogans import typed_slogans
 from curation.write_checks import WriteChecks
 
@@ -55,9 +55,10 @@ class OwnershipFilter(admin.SimpleListFilter):
 
 
 @admin.register(BrandOwnership)
-class BrandOwnershipAdmin(WriteChecks, ImportExportActionModelAdmin):
+class BrandOwnershipAdmin(SafeImportMixin, WriteChecks, ImportExportActionModelAdmin):
+    # SafeImportMixin as on every importing admin (tests/test_import_admins.py): the upload
+    # limit, the preview's file in its own folder and removed, nothing written from a bad file
     resource_classes = [BrandOwnershipResource]
-    formats = FORMATS
     import_export_change_list_template = "admin/import_export/change_list_import_export.html"
     list_display = ("brand", "owner_group", "since", "until", "source")
     # ~1,200 groups are too many for a filter list: the search finds a group, and each row's
@@ -145,6 +146,8 @@ def dismiss_option_view(model_admin: admin.ModelAdmin, request: HttpRequest,
         reason = request.POST.get("reason", "").strip()
         if not reason:
             error = "Say why the finding is fine for this card."
+        elif reason_too_long(reason):
+            error = reason_too_long(reason) or ""
         else:
             slogan = Slogan.objects.get(key=finding.slogan)
             dismiss(slogan, finding, reason, request.user)

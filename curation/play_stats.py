@@ -14,13 +14,26 @@ from django.db.models import F, OuterRef, Q, QuerySet, Subquery
 from django.http import HttpRequest
 
 from games.models import CardPlayStat
-from games.stats import difficulty
+from games.stats import NOT_COUNTED, difficulty, not_counted
 
 STAT_FIELDS = ("played", "right", "wrong", "hints", "doubted")
 
 #: What every figure rests on, said once on each card's page.
 COUNTED = ("Counted from finished games in which at least two people made moves of their own "
-           "(games of bots never count), as each game ends.")
+           "from different clients (games of bots never count, nor several seats played "
+           "from one client, nor the games of a client past its daily cap), as each game ends.")
+
+
+def uncounted_in_words() -> str:
+    """How many finished games did not count, and why (games/stats.py's tally), or ""."""
+    tally = not_counted()
+    parts = [f"{tally[key]} {words}" for key, words in NOT_COUNTED.items() if tally.get(key)]
+    if not parts:
+        return ""
+    total = sum(tally.get(key, 0) for key in NOT_COUNTED)
+    counted = tally.get("counted", 0)
+    return (f"Of {counted + total} finished games so far, {total} did not count: "
+            f"{'; '.join(parts)}.")
 
 #: Per game: what makes a card hard for players, as the filter offers it.
 HARD = {
@@ -122,4 +135,5 @@ class PlayDifficultyMixin:
     @admin.display(description="in play")
     def play_statistics(self, obj: Any) -> str:
         stat = CardPlayStat.objects.filter(game=self.play_game, key=obj.key).first()
-        return f"{in_words(self.play_game, stat)} {COUNTED}"
+        return " ".join(filter(None, (in_words(self.play_game, stat), COUNTED,
+                                      uncounted_in_words())))

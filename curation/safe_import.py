@@ -12,7 +12,10 @@
   written at all (validation errors included);
 - the preview's file kept only while it can be confirmed, in a folder of its own, and a
   confirmation of a preview that is gone asks for the file again;
-- the file's name in each imported row's history, and the counts in the preview's words.
+- the file's name in each imported row's history, and the counts in the preview's words;
+- the limits a file must keep (size, rows, columns, cells) named on the import page.
+
+Every admin that imports uses it: tests/test_import_admins.py walks the registered admins.
 """
 
 from __future__ import annotations
@@ -29,9 +32,17 @@ from django.views.decorators.http import require_POST
 from import_export.results import RowResult
 
 from cards.formats import FORMATS, preview_context, wrong_format_message
-from cards.tables import FileProblem
+from cards.tables import FileProblem, ImportLimits, count_text, size_text
 from cards.uploads import PreviewExpired, PreviewStorage, upload_refusal
 from curation.curator_words import NamedFormatsMixin, import_reason
+
+
+def limits_text() -> str:
+    """The import limits in a curator's words, from the settings in force."""
+    limits = ImportLimits.from_settings()
+    return (f"A file of at most {size_text(limits.max_bytes, 'g')}, "
+            f"{count_text(limits.max_rows)} rows, {count_text(limits.max_columns)} columns "
+            f"and {count_text(limits.max_cells)} cells; a larger one is refused unread.")
 
 
 class SafeImportMixin(NamedFormatsMixin):
@@ -87,6 +98,8 @@ class SafeImportMixin(NamedFormatsMixin):
             storage = getattr(upload, "kartothek_preview", None)
             if storage is not None and not confirmable:
                 storage.remove()
+        if getattr(response, "context_data", None) is not None:
+            context["import_limits"] = limits_text()  # named before a file is chosen
         form = context.get("form")
         refusal = upload_refusal(request)
         if refusal and form is not None:

@@ -33,7 +33,7 @@ from cards.models import (
 )
 from cards.po import PoProblem, export_po, import_po
 from cards.progress import Unit, all_progress, models_of, units
-from cards.text import ascii_number
+from cards.text import REASON_MAX_CHARS, ascii_number
 from cards.translation import APPROVE_PERMISSION, reviewed_state, save_translation
 from common.permissions import require, requires
 
@@ -253,7 +253,7 @@ def attach_findings(rows: list[EditorRow], game: str, language: str) -> None:
         row.findings = checks.findings(row.unit, row.draft, row.draft_state)
 
 
-MAX_REASON = 2000
+MAX_REASON = REASON_MAX_CHARS
 
 
 @requires(get=[DISMISS_CHECKS], post=[DISMISS_CHECKS])

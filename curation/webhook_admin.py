@@ -15,13 +15,14 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 
 from cards.models import Game
 from curation.filters import SentenceChoicesFilter
 from curation.write_checks import WriteChecks
 from exports.models import WebhookDelivery, WebhookEndpoint
-from exports.webhooks import UnsafeTarget, check_url, masked, new_secret, send_again
+from exports.webhooks import STUCK_AFTER, UnsafeTarget, check_url, masked, new_secret, send_again
 
 RESEND = "exports.change_webhookendpoint"
 
@@ -116,11 +117,12 @@ class WebhookEndpointAdmin(WriteChecks, admin.ModelAdmin):
 @admin.register(WebhookDelivery)
 class WebhookDeliveryAdmin(WriteChecks, admin.ModelAdmin):
     # narrow enough for a laptop: the URL, message id and times are on each delivery's page
-    list_display = ("created_at", "endpoint", "release", "attempt", "status", "http_status",
-                    "error", "next_attempt_at")
+    list_display = ("created_at", "endpoint", "release", "attempt", "status_shown",
+                    "http_status", "error", "next_attempt_at")
     list_filter = (("status", SentenceChoicesFilter), "endpoint")
     list_select_related = ("endpoint", "release")
-    fields = ("endpoint", "url", "release", "message_id", "attempt", "manual", "status", "http_status",
+    fields = ("endpoint", "url", "release", "message_id", "attempt", "manual", "status_shown",
+              "http_status",
               "error", "response_excerpt", "body", "created_at", "scheduled_for", "started_at",
               "finished_at", "next_attempt_at", "requested_by")
     readonly_fields = fields
@@ -138,6 +140,19 @@ class WebhookDeliveryAdmin(WriteChecks, admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+    @admin.display(description="status", ordering="status")
+    def status_shown(self, delivery: WebhookDelivery) -> str:
+        """A delivery "sending" for too long is named stuck: its worker stopped, and the
+        worker's next run fails and retries it (exports/webhooks.py)."""
+        shown = delivery.get_status_display()
+        started = delivery.started_at
+        if delivery.status == WebhookDelivery.Status.SENDING and started is not None:
+            age = timezone.now() - started
+            if age > STUCK_AFTER:
+                return (f"stuck: sending for {age.total_seconds() / 60:.0f} min (its worker "
+                        "stopped); the worker's next run retries it")
+        return shown
 
     @admin.display(description="body sent")
     def body(self, delivery: WebhookDelivery) -> str:

@@ -42,6 +42,7 @@ from exports.packs import (
 from exports.release_files import ReleaseFileError, read_release
 from exports.serialise import gzip_bytes
 from exports.signing import ALGORITHM, public_keys
+from exports.timestamps import signed_timestamp
 
 OPENAPI_PATH = Path(__file__).parent / "schema" / "openapi.json"
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -371,6 +372,23 @@ def keys(request: HttpRequest) -> JsonResponse:
     """The public keys releases are signed with."""
     response = JsonResponse({"algorithm": ALGORITHM, "keys": public_keys()})
     response["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
+@read_only
+def timestamp(request: HttpRequest) -> HttpResponse:
+    """The signed, dated list of the newest release of every pack (exports/timestamps.py):
+    cached like ``latest``, its ETag the digest of its bytes."""
+    stamp = signed_timestamp()
+    if stamp is None:
+        return error(404, "The server has no signing key: it signs no timestamp (and no "
+                          "release), so there is nothing a client could check.")
+    response = JsonResponse(stamp)
+    etag = f'"{sha256(response.content)}"'
+    if _etag_matches(request, etag):
+        return _not_modified(etag, f"public, max-age={LATEST_MAX_AGE}")
+    response["ETag"] = etag
+    response["Cache-Control"] = f"public, max-age={LATEST_MAX_AGE}"
     return response
 
 

@@ -14,6 +14,7 @@ from django.core.files.storage import Storage, storages
 from django.db import models
 
 from cards.models import Game
+from cards.text import REASON_MAX_CHARS, validate_reason_length
 
 
 class ReleaseIsImmutable(Exception):
@@ -45,7 +46,8 @@ class Release(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     # The release notes, written once with the release and as immutable as its bytes.
-    note = models.TextField(blank=True, default="", help_text="the curator's note")
+    note = models.TextField(blank=True, default="", max_length=REASON_MAX_CHARS,
+                            validators=[validate_reason_length], help_text="the curator's note")
     changes = models.JSONField(
         null=True, blank=True,
         help_text="what changed since the previous release (exports/changes.py); empty for "

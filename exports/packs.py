@@ -29,6 +29,7 @@ from cards.models import (
     split_edition,
 )
 from cards.pictures import PictureError, read_stored_picture
+from cards.text import REASON_MAX_CHARS
 from exports.changes import pack_changes, untranslated
 from exports.errors import PackError
 from exports.models import PackPicture, Release
@@ -292,7 +293,7 @@ class PublishConflict(PackError):
     """What the curator reviewed is not what would be published any more."""
 
 
-NOTE_MAX_CHARS = 2000
+NOTE_MAX_CHARS = REASON_MAX_CHARS
 
 
 def clean_note(note: str) -> str:

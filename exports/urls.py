@@ -19,6 +19,7 @@ urlpatterns = [
     path("packs/<str:game>/<str:language>/<int:since>..<int:version>.delta.json", api.delta,
          name="delta"),
     path("keys", api.keys, name="keys"),
+    path("timestamp", api.timestamp, name="timestamp"),
     path("schema/content-pack.json", api.pack_schema, name="schema"),
     path("schema/content-pack-delta.json", api.delta_schema, name="delta-schema"),
     path("openapi.json", api.openapi, name="openapi"),

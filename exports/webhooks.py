@@ -20,6 +20,13 @@ IPv4 inside IPv6 included) unless ``KARTOTHEK_WEBHOOK_ALLOW_PRIVATE`` is on; the
 goes to that checked address (no second lookup a DNS rebinding could answer differently), TLS
 still verified against the host name; redirects are never followed; the whole exchange has a
 deadline; and only a short excerpt of the answer is read and kept.
+
+What is stored of an answer (its excerpt, the error it gave) goes through
+``common.storable.storable_text`` first: a NUL or a broken character from the receiver never
+fails the write that records the attempt. An attempt still "sending" after ``STUCK_AFTER``
+(its worker was killed mid-delivery) is recorded as failed and retried like any failure:
+each attempt queues a check for itself that long ahead, and every delivery the worker runs
+first sweeps the stuck ones (``recover_stuck_deliveries``).
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django_tasks import task
 
+from common.storable import storable_text
 from exports.deltas import _keyed, _list_change
 from exports.models import Release, ReleaseSignature, WebhookDelivery, WebhookEndpoint
 
@@ -65,6 +73,11 @@ EXCERPT_BYTES = 200  # of the answer's body: read this much, never more, and kee
 MAX_ATTEMPTS = 8  # automatic ones: the retries wait 30 s, 1, 2, 4, 8, 16, 32 min (~1 h in all)
 BACKOFF_BASE = 30  # seconds before the first retry; doubled for each further one
 USER_AGENT = "Kartothek-Webhooks/1"
+ERROR_CHARS = 500  # WebhookDelivery.error's length
+EXCERPT_CHARS = 300  # WebhookDelivery.response_excerpt's length
+# An attempt takes at most MAX_ADDRESSES connections and the DEADLINE (~45 s): one still
+# "sending" after this lost its worker, and is failed and retried.
+STUCK_AFTER = timedelta(minutes=5)
 Status = WebhookDelivery.Status
 
 
@@ -349,7 +362,7 @@ def _enqueue(delivery: WebhookDelivery) -> None:
     except Exception as exc:  # a queue that cannot take it must not fail the caller
         logger.exception("webhook delivery %s could not be queued", delivery.pk)
         WebhookDelivery.objects.filter(pk=delivery.pk).update(
-            status=Status.FAILED, error=f"Could not be queued: {exc}"[:500],
+            status=Status.FAILED, error=storable_text(f"Could not be queued: {exc}", ERROR_CHARS),
             finished_at=timezone.now())
 
 
@@ -397,36 +410,78 @@ def send_again(delivery: WebhookDelivery, user: Any = None) -> WebhookDelivery:
     return again
 
 
-def _finish(delivery: WebhookDelivery, answer: Answer, *, retry: bool) -> None:
+def _finish(delivery: WebhookDelivery, answer: Answer, *, retry: bool) -> bool:
+    """Record the attempt's answer, if it is still "sending" (False: something else, the
+    stuck check, recorded it first), and schedule the retry of a failure."""
     now = timezone.now()
+    sending = WebhookDelivery.objects.filter(pk=delivery.pk, status=Status.SENDING)
+    # whatever the receiver sent, what is kept is storable (no NUL, no broken character)
+    error = storable_text(answer.error, ERROR_CHARS)
+    excerpt = storable_text(answer.excerpt, EXCERPT_CHARS)
     if answer.delivered:
-        WebhookDelivery.objects.filter(pk=delivery.pk).update(
-            status=Status.DELIVERED, http_status=answer.http_status, error="",
-            response_excerpt=answer.excerpt[:300], finished_at=now)
-        return
+        return bool(sending.update(status=Status.DELIVERED, http_status=answer.http_status,
+                                   error="", response_excerpt=excerpt, finished_at=now))
     next_at = None
     if retry and not delivery.manual and delivery.attempt < MAX_ATTEMPTS:
         next_at = now + backoff(delivery.attempt)
-    WebhookDelivery.objects.filter(pk=delivery.pk).update(
-        status=Status.FAILED, http_status=answer.http_status, error=answer.error[:500],
-        response_excerpt=answer.excerpt[:300], finished_at=now, next_attempt_at=next_at)
+    with transaction.atomic():
+        if not sending.update(status=Status.FAILED, http_status=answer.http_status, error=error,
+                              response_excerpt=excerpt, finished_at=now, next_attempt_at=next_at):
+            return False
+        retry_row = None
+        if next_at is not None:
+            retry_row = WebhookDelivery.objects.create(
+                endpoint=delivery.endpoint, url=delivery.url, release=delivery.release,
+                message_id=delivery.message_id,
+                attempt=delivery.attempt + 1, payload=delivery.payload, scheduled_for=next_at)
     logger.warning("webhook %s attempt %s to %s failed: %s", delivery.message_id,
-                   delivery.attempt, delivery.url, answer.error)
-    if next_at is not None:
-        _enqueue(WebhookDelivery.objects.create(
-            endpoint=delivery.endpoint, url=delivery.url, release=delivery.release,
-            message_id=delivery.message_id,
-            attempt=delivery.attempt + 1, payload=delivery.payload, scheduled_for=next_at))
+                   delivery.attempt, delivery.url, error)
+    if retry_row is not None:
+        _enqueue(retry_row)
+    return True
+
+
+def recover_stuck_deliveries(now: datetime | None = None) -> int:
+    """Attempts "sending" for longer than ``STUCK_AFTER`` (their worker stopped mid-delivery):
+    recorded as failed, and retried as a failure is. How many there were."""
+    cutoff = (now or timezone.now()) - STUCK_AFTER
+    stuck = WebhookDelivery.objects.filter(status=Status.SENDING, started_at__lt=cutoff)
+    recovered = 0
+    for delivery in stuck.select_related("endpoint"):
+        endpoint = delivery.endpoint
+        answer = Answer(None, f"The worker stopped during this attempt (still sending after "
+                              f"{STUCK_AFTER.total_seconds() / 60:g} min); it is retried.")
+        recovered += _finish(delivery, answer, retry=endpoint is not None and endpoint.active)
+    return recovered
+
+
+@task()
+def check_stuck_deliveries() -> int:
+    """Queued ``STUCK_AFTER`` after each attempt starts: runs when a worker runs again."""
+    return recover_stuck_deliveries()
+
+
+def _watch(delivery: WebhookDelivery) -> None:
+    try:
+        check_stuck_deliveries.using(
+            run_after=timezone.now() + STUCK_AFTER + timedelta(seconds=5)).enqueue()
+    except Exception:  # the sweep before each delivery still finds it
+        logger.exception("no stuck check queued for webhook delivery %s", delivery.pk)
 
 
 @task()
 def deliver_webhook(delivery_id: int) -> str:
     """Send one attempt; on failure, schedule the next one (backoff) rather than wait."""
+    try:
+        recover_stuck_deliveries()  # another worker's attempts it never finished
+    except Exception:
+        logger.exception("stuck webhook deliveries could not be recovered")
     claimed = WebhookDelivery.objects.filter(pk=delivery_id, status=Status.PENDING).update(
         status=Status.SENDING, started_at=timezone.now())
     if not claimed:  # run twice (a worker restarted), or the endpoint is gone
         return "skipped"
     delivery = WebhookDelivery.objects.select_related("endpoint").get(pk=delivery_id)
+    _watch(delivery)  # should this worker die before the answer is recorded
     endpoint = delivery.endpoint
     if endpoint is None or not endpoint.active:
         _finish(delivery, Answer(None, "The endpoint was switched off or deleted."), retry=False)
@@ -440,7 +495,7 @@ def deliver_webhook(delivery_id: int) -> str:
                                                          body))
     except Exception as exc:  # whatever went wrong, the attempt is recorded and retried
         logger.exception("webhook delivery %s", delivery_id)
-        answer = Answer(None, f"{type(exc).__name__}: {exc}"[:500])
+        answer = Answer(None, f"{type(exc).__name__}: {exc}")
     unsafe = answer.http_status is None and "KARTOTHEK_WEBHOOK_ALLOW_PRIVATE" in answer.error
     _finish(delivery, answer, retry=not unsafe)  # a refused address stays refused
     return "delivered" if answer.delivered else "failed"

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from contextlib import aclosing
 from functools import wraps
 from typing import Any
 
@@ -43,19 +44,21 @@ from cards.text import ascii_number
 from common.threads import process_pool
 from exports.api import _etag_matches, error
 from games import events as room_events
-from games import rooms, tickets
+from games import rooms, stream_slots, tickets
+from games.clients import client_of
 from games.lookup import _expired
 from games.models import Room, Seat
 from games.prepared import Prepared
-from games.ratelimit import allow, allow_write, too_many
+from games.ratelimit import allow, allow_client, allow_room, allow_write, too_many
 
 COOKIE_PREFIX = "kt_seat_"
 COOKIE_MAX_AGE = 30 * 24 * 3600
 _csrf = CsrfViewMiddleware(lambda request: HttpResponse())
-# Every POST to a room counts against the write limits (games.ratelimit) but a join, which
-# KARTOTHEK_PLAY_RATE_LIMIT counts with room creations; these two also start a game.
+# Every POST to a room counts against its client's write limit before anything is checked
+# (games.ratelimit) but a join, which KARTOTHEK_PLAY_RATE_LIMIT counts with room creations, and
+# an action, counted in its transaction; the room's budgets only once a seat (or the table's
+# host token) of the room is proved (``_charge_room``).
 UNCOUNTED = {"join", "actions"}  # join: its own limit; actions: counted in their transaction
-GAME_STARTS = {"start", "again"}
 
 
 def cookie_name(code: str) -> str:
@@ -88,7 +91,7 @@ def api_view(methods: tuple[str, ...]) -> Callable[..., Any]:
                                       "send the page's token as X-CSRFToken, or use a Bearer "
                                       "token without cookies.")
             if request.method == "POST" and "code" in kwargs and view.__name__ not in UNCOUNTED:
-                reason = allow_write(request, kwargs["code"], game=view.__name__ in GAME_STARTS)
+                reason = allow_client(request)
                 if reason is not None:
                     return too_many(reason, json=True)
             try:
@@ -188,6 +191,17 @@ def _seat(request: HttpRequest, room: Room, *, required: bool) -> Seat | None:
     return seat
 
 
+def _charge_room(found: Room, seat: Seat | None, *, game: bool = False) -> None:
+    """Count a write against the room's budgets, for a request that has proved ``seat`` of it
+    (``None``: the table's host token). A game's start (``game``) is the host's alone: anyone
+    else gets 403 before the room's budgets are touched."""
+    if game and (seat is None or not seat.host):
+        raise rooms.NotAllowed("Only the host can do that.")
+    reason = allow_room(found.code, game=game)
+    if reason is not None:
+        raise rooms.TooManyWrites(reason)
+
+
 def _refuse_token(code: str, token_hash: str) -> None:
     """403 for a token (by its sha256) that proves no seat; says so when the host moved the
     seat away."""
@@ -252,7 +266,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
         release=data.get("release", "latest"), options=data.get("options"),
         name=data.get("name"), user=user, seed=data.get("seed"),  # type: ignore[arg-type]
         pass_and_play=bool(data.get("pass_and_play", False)),
-        turn_timer=data.get("turn_timer", 0), market=data.get("market"),
+        turn_timer=data.get("turn_timer", 0), market=data.get("market"), client=client_of(request),
     )
     token: str = seat.token  # type: ignore[attr-defined]
     response = _json_response({"code": room.code, "seat": seat.seat, "token": token,
@@ -372,6 +386,19 @@ def _last_event_id(request: HttpRequest) -> int | None:
 
 
 async def _stream(code: str, token_hash: str | None, sent: int | None,
+                  first: dict[str, Any] | None, due_at: Any, slot: int = 0) -> Any:
+    # the client's stream slot (games/stream_slots.py): refreshed while open, freed at the end
+    stream_slots.hold(slot)
+    try:
+        async with aclosing(_events(code, token_hash, sent, first, due_at)) as sending:
+            async for event in sending:
+                yield event
+                del event  # a waiting stream holds no body
+    finally:
+        stream_slots.let_go(slot)
+
+
+async def _events(code: str, token_hash: str | None, sent: int | None,
                   first: dict[str, Any] | None, due_at: Any) -> Any:
     # the looks' own pool: on the loop's default one (six threads on two cores) a move's fan-out
     # ran six looks at once, taking turns at the GIL while the next move's request waited
@@ -415,15 +442,22 @@ async def _stream(code: str, token_hash: str | None, sent: int | None,
                 del event
 
 
-def _open(code: str, token: str | None, ticket: str | None,
-          sent: int | None) -> tuple[str | None, tuple[dict[str, Any] | None, Any]]:
-    """A new stream's caller, as the sha256 of its seat's token (a ticket is redeemed for it,
-    once; ``None``: the table), and its first look."""
-    if ticket is not None:
-        token_hash: str | None = tickets.redeem(code, ticket)
-    else:
-        token_hash = rooms.hash_token(token) if token else None
-    return token_hash, _look(code, token_hash, sent)
+def _open(code: str, token: str | None, ticket: str | None, sent: int | None,
+          key: str | None = None) -> tuple[int, str | None, tuple[dict[str, Any] | None, Any]]:
+    """A new stream's slot of client ``key`` (games/stream_slots.py; taken first, so a refused
+    stream spends no ticket; ``StreamsFull`` over the cap; none for ``None``, a HEAD), its
+    caller as the sha256 of its seat's token (a ticket is redeemed for it, once; ``None``: the
+    table), and its first look."""
+    slot = stream_slots.take(key) if key is not None else 0
+    try:
+        if ticket is not None:
+            token_hash: str | None = tickets.redeem(code, ticket)
+        else:
+            token_hash = rooms.hash_token(token) if token else None
+        return slot, token_hash, _look(code, token_hash, sent)
+    except BaseException:
+        stream_slots.release(slot)
+        raise
 
 
 @csrf_exempt
@@ -450,14 +484,16 @@ async def events(request: HttpRequest, code: str) -> HttpResponse:
     except TooManyFieldsSent:
         return error(400, "The request is too large (its query string).")
     try:
-        token_hash, (first, due_at) = await sync_to_async(_open, thread_sensitive=False)(
-            code, token, ticket, sent)
+        slot, token_hash, (first, due_at) = await sync_to_async(_open, thread_sensitive=False)(
+            code, token, ticket, sent, stream_slots.key_of(request) if request.method == "GET" else None)
+    except stream_slots.StreamsFull:
+        return stream_slots.refused()
     except rooms.PlayError as exc:
         return error(exc.status, str(exc))
     if request.method == "HEAD":
         response = HttpResponse(content_type="text/event-stream")
     else:
-        response = StreamingHttpResponse(_stream(code, token_hash, sent, first, due_at),
+        response = StreamingHttpResponse(_stream(code, token_hash, sent, first, due_at, slot),
                                          content_type="text/event-stream")
     response["Cache-Control"] = "private, no-cache"
     response["X-Accel-Buffering"] = "no"  # a proxy in front must pass each event on at once
@@ -468,7 +504,8 @@ async def events(request: HttpRequest, code: str) -> HttpResponse:
 def stream_tickets(request: HttpRequest, code: str) -> HttpResponse:
     """``POST rooms/CODE/stream-tickets`` with a seat's token: a ticket that opens that seat's
     event stream once, within ``tickets.TICKET_SECONDS`` (for a browser's EventSource, which
-    sends no Authorization header). Counted as a play write (games.ratelimit)."""
+    sends no Authorization header). Counted as a play write of its client (games.ratelimit),
+    not of the room: a ticket changes nothing in it."""
     _body(request)  # none needed; {} is fine, malformed JSON is a 400 as everywhere
     found = rooms.get_room(code)
     seat = _seat(request, found, required=True)
@@ -504,7 +541,7 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
     found = rooms.get_room(code)
     if not allow(request):
         return _limited()
-    seat = rooms.join(found, name=data.get("name"))  # type: ignore[arg-type]
+    seat = rooms.join(found, name=data.get("name"), client=client_of(request))  # type: ignore[arg-type]
     token: str = seat.token  # type: ignore[attr-defined]
     response = _json_response({"seat": seat.seat, "token": token}, 201)
     _set_seat_cookie(request, response, data, found.code, token)
@@ -517,6 +554,7 @@ def start(request: HttpRequest, code: str) -> HttpResponse:
     found = rooms.get_room(code)
     seat = _seat(request, found, required=True)
     assert seat is not None
+    _charge_room(found, seat, game=True)
     user = request.user if request.user.is_authenticated else None
     started = rooms.start(found, seat, options=data.get("options"), user=user)
     return _json_response({"version": started.version})
@@ -528,13 +566,14 @@ def actions(request: HttpRequest, code: str) -> HttpResponse:
         data = _body(request)
         seat = _acting_seat(request, code)
     except (rooms.PlayError, RequestDataTooBig, TooManyFieldsSent):
-        # a request refused before its move counts as a write all the same
-        if (reason := allow_write(request, code)) is not None:
+        # a request refused before its move counts as a write of its client all the same (not
+        # of the room: it proved no seat of it)
+        if (reason := allow_client(request)) is not None:
             return too_many(reason, json=True)
         raise
     body = rooms.act(code.upper(), seat, action_id=data.get("id"),  # type: ignore[arg-type]
                      version=data.get("version"), action=data.get("action"),  # type: ignore[arg-type]
-                     count_write=lambda: allow_write(request, code))
+                     count_write=lambda: allow_write(request, code), client=client_of(request))
     return _room_response(body)
 
 
@@ -542,11 +581,12 @@ def actions(request: HttpRequest, code: str) -> HttpResponse:
 
 
 def _control(request: HttpRequest, code: str,
-             change: Callable[[Room, Seat, dict[str, Any]], Room]) -> HttpResponse:
+             change: Callable[[Room, Seat, dict[str, Any]], Room], *, game: bool = False) -> HttpResponse:
     data = _body(request)
     found = rooms.get_room(code)
     seat = _seat(request, found, required=True)
     assert seat is not None
+    _charge_room(found, seat, game=game)
     changed = change(found, seat, data)
     fresh = changed.seats.filter(pk=seat.pk, removed=False, bot=False).first()
     return _room_response(rooms.snapshot(changed, fresh))
@@ -574,6 +614,7 @@ def give_host(request: HttpRequest, code: str, seat_id: str) -> HttpResponse:
     token = _token(request, found.code)
     if rooms.is_table_token(found, token):  # a table-only room's table hands the controls on
         assert token is not None
+        _charge_room(found, None)
         return _room_response(rooms.snapshot(rooms.give_host_from_table(found, token, seat_id), None))
     return _control(request, code, lambda r, s, d: rooms.give_host(r, s, seat_id))
 
@@ -595,7 +636,7 @@ def teams(request: HttpRequest, code: str) -> HttpResponse:
 
 @api_view(("POST",))
 def again(request: HttpRequest, code: str) -> HttpResponse:
-    return _control(request, code, lambda r, s, d: rooms.play_again(r, s))
+    return _control(request, code, lambda r, s, d: rooms.play_again(r, s), game=True)
 
 
 @api_view(("GET", "HEAD"))

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 
 from cards.text import whole_number
 from games import rooms
+from games.clients import client_of
 from games.pages import (
     COOKIE_AGE,
     NAME_MAX,
@@ -227,7 +228,7 @@ def _open_room(request: HttpRequest) -> HttpResponse:
         game=game, language=language, release=release, options=options, name=name,
         user=request.user if request.user.is_authenticated else None, seed=seed,
         pass_and_play=bool(post.get("pass_and_play")), turn_timer=timer, seat=not table_only,
-        market=market,
+        market=market, client=client_of(request),
     )
     if table_only:
         # This device is the table: no seat; its host token lets it give the controls to a phone.

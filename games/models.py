@@ -110,6 +110,10 @@ class Seat(models.Model):
     # before the last move, so that the old device is told why it lost the seat.
     moved = models.PositiveSmallIntegerField(default=0)
     old_token_hash = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    # The client the seat joined from, then the client of its latest move (games/clients.py):
+    # keyed hashes of the address's network and of the device cookie, never the values.
+    client_hash = models.CharField(max_length=64, blank=True, default="")
+    device_hash = models.CharField(max_length=64, blank=True, default="")
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -176,6 +180,24 @@ class RateHit(models.Model):
         return f"{self.key} @{self.minute}: {self.count}"
 
 
+class StreamSlot(models.Model):
+    """One open event stream of one client (games/stream_slots.py): a client holds at most
+    ``KARTOTHEK_PLAY_STREAMS_PER_CLIENT`` numbered slots, shared by every app server through
+    the database. Its server refreshes ``beat_at`` while the stream is open and deletes the
+    slot when it ends; a slot whose server died is free once ``beat_at`` is stale."""
+
+    key = models.CharField(max_length=100)
+    number = models.PositiveSmallIntegerField()
+    opened_at = models.DateTimeField()
+    beat_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["key", "number"], name="one_stream_per_slot")]
+
+    def __str__(self) -> str:
+        return f"{self.key} #{self.number}"
+
+
 class CardPlayStat(models.Model):
     """How a card did in real play, summed over finished rooms (for the admin's difficulty)."""
 
@@ -194,3 +216,20 @@ class CardPlayStat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game}/{self.key}"
+
+
+class PlayStatsTally(models.Model):
+    """Finished games per day (games/stats.py): per reason, how many counted in the card
+    statistics and how many did not (``counted``, ``not:bots``, ``not:one_client``,
+    ``not:daily_cap``), for the curators; and per client (``client:<address hash>``) how many
+    of its games reached the daily cap's check that day (kept for a day)."""
+
+    day = models.PositiveIntegerField(help_text="days since 1970-01-01 (UTC)")
+    key = models.CharField(max_length=100)
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["day", "key"], name="one_tally_per_day")]
+
+    def __str__(self) -> str:
+        return f"{self.key} on day {self.day}: {self.count}"

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models.signals import post_save
 
 from games.cardids import translate
+from games.clients import PlayClient
 from games.engines import IllegalAction
 from games.errors import NotASeat, PlayError, Refused, Stale, TooManyWrites
 from games.lookup import _engine, _locked, _now, _seats, find_room, seat_room
@@ -21,10 +22,12 @@ from games.states import _STATES, _state_key, card_maps, room_state
 from games.turns import _NeedsLock, _Plan, _record, _run_bots, _schedule
 
 ACTION_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+SEAT_MOVE_FIELDS = ["away", "client_hash", "device_hash"]  # what a seat's own move changes
 
 
 def act(code: str, seat: Seat, *, action_id: str, version: int, action: dict[str, Any],
-        count_write: Callable[[], str | None] | None = None) -> dict[str, Any]:
+        count_write: Callable[[], str | None] | None = None,
+        client: PlayClient | None = None) -> dict[str, Any]:
     """Apply one action of ``seat``; returns ``snapshot(room, seat)`` after it and after the
     bots' moves. ``Stale(body)`` when the action is no longer legal, ``Refused`` when the engine
     refuses it, ``NotASeat`` for a removed seat; the same ``action_id`` again applies nothing.
@@ -32,7 +35,10 @@ def act(code: str, seat: Seat, *, action_id: str, version: int, action: dict[str
     ``count_write`` counts the write against the play limits inside the action's transaction
     (one write lock per action instead of one for the count and one for the move: on SQLite the
     two queued behind each other); it answers a reason when over a limit (``TooManyWrites``,
-    nothing counted or applied). A refused action stays counted."""
+    nothing counted or applied). A refused action stays counted.
+
+    ``client``: where the move comes from (games/clients.py); an applied move records it on
+    the seat, for the statistics' check that a game's seats come from different clients."""
     problem = _malformed(action_id, version, action)
     if problem is not None:
         if count_write is not None and (reason := count_write()) is not None:
@@ -40,7 +46,7 @@ def act(code: str, seat: Seat, *, action_id: str, version: int, action: dict[str
         raise Refused(problem)
     # The answer (the view, the JSON) is made after the commit: the lock is held only while
     # the action is checked, applied and stored.
-    room, seat, stale = _act_counted(code, seat, action_id, version, action, count_write)
+    room, seat, stale = _act_counted(code, seat, action_id, version, action, count_write, client)
     if stale is not None:
         raise Stale(stale, snapshot(room, seat))
     return snapshot(room, seat)
@@ -59,7 +65,8 @@ def _malformed(action_id: Any, version: Any, action: Any) -> str | None:
 
 
 def _act_counted(code: str, seat: Seat, action_id: str, version: int, action: dict[str, Any],
-                 count_write: Callable[[], str | None] | None) -> tuple[Room, Seat, str | None]:
+                 count_write: Callable[[], str | None] | None,
+                 client: PlayClient | None = None) -> tuple[Room, Seat, str | None]:
     """The move, prepared without the lock when it can be, then the write counted and stored in
     one transaction; a play error of the action rolls back its savepoint only, so the count
     is kept.
@@ -71,14 +78,14 @@ def _act_counted(code: str, seat: Seat, action_id: str, version: int, action: di
     (``_store``): count, update, log, commit. A room that moved on meanwhile, and anything but
     a plain move (a refusal, a stale or repeated action, the game's end, which records its
     statistics), takes the locked path, which reads everything again under the lock."""
-    plan = _prepare(code, seat, action_id, version, action)
+    plan = _prepare(code, seat, action_id, version, action, client)
     with transaction.atomic():
         if count_write is not None and (reason := count_write()) is not None:
             raise TooManyWrites(reason)
         if plan is not None and _store(plan):
             return plan.room, plan.seat, None
         try:
-            return _act_locked(code, seat, action_id, version, action)
+            return _act_locked(code, seat, action_id, version, action, client)
         except PlayError as exc:
             if count_write is None:
                 raise
@@ -87,7 +94,7 @@ def _act_counted(code: str, seat: Seat, action_id: str, version: int, action: di
 
 
 def _prepare(code: str, seat: Seat, action_id: str, version: int,
-             action: dict[str, Any]) -> _Plan | None:
+             action: dict[str, Any], client: PlayClient | None = None) -> _Plan | None:
     """The move applied to the room as it is now, read without the lock (the seat's own lookup
     read it: no query), or ``None`` when only the locked path may answer."""
     try:
@@ -103,7 +110,7 @@ def _prepare(code: str, seat: Seat, action_id: str, version: int,
     before = {f.attname: room.__dict__.get(f.attname) for f in Room._meta.concrete_fields}
     room.__dict__["_plan"] = plan
     try:
-        plan.seat, stale, moved = _apply(room, seat, action_id, version, action)
+        plan.seat, stale, moved = _apply(room, seat, action_id, version, action, client)
     except (PlayError, _NeedsLock):
         return None
     finally:
@@ -123,7 +130,7 @@ def _store(plan: _Plan) -> bool:
         return False
     ActionLog.objects.bulk_create(plan.logs)
     for seat in plan.seats:
-        seat.save(update_fields=["away"])
+        seat.save(update_fields=SEAT_MOVE_FIELDS)
     state, key = room_state(room), _state_key(room)
     transaction.on_commit(lambda: _STATES.put(key, state))
     # an UPDATE sends no post_save: send the one room.save() would (the event fan-out hears it)
@@ -132,19 +139,19 @@ def _store(plan: _Plan) -> bool:
     return True
 
 
-def _act_locked(code: str, seat: Seat, action_id: str, version: int,
-                action: dict[str, Any]) -> tuple[Room, Seat, str | None]:
+def _act_locked(code: str, seat: Seat, action_id: str, version: int, action: dict[str, Any],
+                client: PlayClient | None = None) -> tuple[Room, Seat, str | None]:
     """The locked path of ``act``: returns the room, the seat and a Stale message or None."""
     with transaction.atomic():
         room = _locked(code)
-        seat, stale, moved = _apply(room, seat, action_id, version, action)
+        seat, stale, moved = _apply(room, seat, action_id, version, action, client)
         if moved:
             room.save()
     return room, seat, stale
 
 
-def _apply(room: Room, seat: Seat, action_id: str, version: int,
-           action: dict[str, Any]) -> tuple[Seat, str | None, bool]:
+def _apply(room: Room, seat: Seat, action_id: str, version: int, action: dict[str, Any],
+           client: PlayClient | None = None) -> tuple[Seat, str | None, bool]:
     """The checks and the move of ``act`` on ``room`` (locked, or read for a ``_Plan``):
     the seat as the room has it, a Stale message or None, and whether the room changed."""
     fresh = next((s for s in _seats(room) if s.pk == seat.pk), None)
@@ -177,13 +184,17 @@ def _apply(room: Room, seat: Seat, action_id: str, version: int,
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         raise Refused("The engine could not read this action; check its fields.") from None
     now = _now()
-    if seat.away:
+    came_from = (client.address, client.device) if client is not None else None
+    if seat.away or (came_from is not None and came_from != (seat.client_hash, seat.device_hash)):
+        # back from away, or the move comes from another client than the seat's last one
         seat.away = False
+        if came_from is not None:
+            seat.client_hash, seat.device_hash = came_from
         plan: _Plan | None = room.__dict__.get("_plan")
         if plan is not None:
             plan.seats.append(seat)
         else:
-            seat.save(update_fields=["away"])
+            seat.save(update_fields=SEAT_MOVE_FIELDS)
     _record(room, seat.seat, action_id, action, new, now, by="player")
     _run_bots(room, now)
     _schedule(room, now)

@@ -22,7 +22,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games import engines, rooms
+from games.clients import give_device
 from games.models import Room, Seat
+from games.ratelimit import allow_client, too_many
 from games.screens import GAME_NAMES, present
 
 COOKIE_PREFIX = "kt_seat_"
@@ -59,6 +61,7 @@ def player_language(view: Callable[..., HttpResponseBase]) -> Callable[..., Http
             if hasattr(response, "render") and not getattr(response, "is_rendered", True):
                 response.render()
         response.headers.setdefault("Content-Language", language)
+        give_device(request, response)  # the browser's id for the statistics (games/clients.py)
         return response
 
     return wrapped
@@ -66,6 +69,8 @@ def player_language(view: Callable[..., HttpResponseBase]) -> Callable[..., Http
 
 @require_POST
 def set_language(request: HttpRequest) -> HttpResponse:
+    if (limited := allow_client(request)) is not None:  # every play POST has a write limit
+        return too_many(limited, json=False)
     language = request.POST.get("language", "")
     back = request.POST.get("next") or reverse("play:lobby")
     if not url_has_allowed_host_and_scheme(back, {request.get_host()}, request.is_secure()):

@@ -42,6 +42,7 @@ from django.db import transaction
 
 from cards.text import ascii_number
 from games import engines
+from games.clients import NOBODY, PlayClient
 from games.errors import (
     NoRelease,
     NoRoom,
@@ -164,13 +165,15 @@ def _new_code() -> str:
     raise PlayError("No free room code was found; please try again.")
 
 
-def _new_seat(room: Room, *, name: str, host: bool = False, bot: bool = False) -> Seat:
+def _new_seat(room: Room, *, name: str, host: bool = False, bot: bool = False,
+              client: PlayClient = NOBODY) -> Seat:
     _forget_seats(room)
     numbers = [int(s[1:]) for s in room.seats.values_list("seat", flat=True) if s[1:].isdigit()]
     number = max(numbers, default=0) + 1
     token = secrets.token_urlsafe(24)
     seat = Seat.objects.create(room=room, seat=f"p{number}", position=number, name=name,
-                               token_hash=hash_token(token), host=host, bot=bot)
+                               token_hash=hash_token(token), host=host, bot=bot,
+                               client_hash=client.address, device_hash=client.device)
     seat.token = token  # type: ignore[attr-defined]  # shown once, never stored
     return seat
 
@@ -206,7 +209,7 @@ def open_room(*, game: str, language: str, release: int | str = "latest",
               options: dict[str, Any] | None = None, name: str, user: Any = None,
               seed: str | int | None = None, pass_and_play: bool = False,
               turn_timer: int = 0, seat: bool = True,
-              market: str | None = None) -> tuple[Room, Seat]:
+              market: str | None = None, client: PlayClient = NOBODY) -> tuple[Room, Seat]:
     """A new room in the lobby with its creator as host; returns the room and the host's seat
     (``seat.token`` holds the plain token, shown once).
 
@@ -281,7 +284,7 @@ def open_room(*, game: str, language: str, release: int | str = "latest",
             room.save(update_fields=["table_token_hash"])
             room.table_token = table_token  # type: ignore[attr-defined]  # shown once
             return room, None  # type: ignore[return-value]
-        host = _new_seat(room, name=name, host=True)
+        host = _new_seat(room, name=name, host=True, client=client)
     return room, host
 
 
@@ -329,9 +332,10 @@ def _check_options(game: str, options: Any, user: Any) -> dict[str, Any]:
     return dict(options)
 
 
-def join(room: Room, *, name: str) -> Seat:
+def join(room: Room, *, name: str, client: PlayClient = NOBODY) -> Seat:
     """A new seat in the lobby (``seat.token`` holds the plain token); ``RoomFull`` at the
-    game's maximum, ``RoomStarted`` once the game has started."""
+    game's maximum, ``RoomStarted`` once the game has started. ``client``: where the request
+    came from (games/clients.py), recorded on the seat."""
     name = _clean_name(name)
     with transaction.atomic():
         room = _locked(room.code)
@@ -345,7 +349,7 @@ def join(room: Room, *, name: str) -> Seat:
         # controls (the table can hand them to another seat later).
         hostless = bool(room.table_token_hash) and not room.seats.filter(
             host=True, removed=False, bot=False).exists()
-        seat = _new_seat(room, name=name, host=hostless)
+        seat = _new_seat(room, name=name, host=hostless, client=client)
         room.options.pop("teams", None)  # the seats changed: the host sets teams again
         _touch(room, _now())
         room.save()

@@ -16,16 +16,29 @@ turn timer) and those seats are at least half of the game's players. A game of b
 whose host adds bots, starts, steps away and plays again in a loop) or of one person among
 bots never reaches the statistics: it would tell nothing about how hard a card is for people,
 and anybody could otherwise pour thousands of bot games into the admin's numbers.
+
+Nor does a game count that one client played with several seats (one script holding two
+seats chose every answer): the seats that made moves must come from at least two different
+clients (games/clients.py: different addresses, and not one device cookie). And a client counts
+at most ``KARTOTHEK_PLAY_STATS_DAILY_CAP`` games a day (UTC): a game with a client past it
+counts nothing, so one person with two connections adds a bounded number of games a day.
+
+Every finished game is tallied by what became of it (``PlayStatsTally``: counted, or why not),
+which the curators see beside each card's figures (curation/play_stats.py).
 """
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from typing import Any
 
-from django.db.models import F
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F, Sum
 
-from games.models import ActionLog, CardPlayStat, Room
+from games.clients import different
+from games.models import ActionLog, CardPlayStat, PlayStatsTally, Room, Seat
 
 Counts = dict[str, dict[str, int]]
 
@@ -98,22 +111,112 @@ MIN_HUMANS = 2
 
 
 def played_by_people(room: Room) -> bool:
-    """Whether the room's current game counts (see the module's docstring)."""
-    humans = (ActionLog.objects.filter(room=room, game_number=room.game_number, by="player")
-              .values("seat").distinct().count())
+    """Whether people played the room's current game (see the module's docstring)."""
+    humans = len(_moving_seats(room))
     players = len((room.games[-1] if room.games else {}).get("players", [])) or humans
     return humans >= MIN_HUMANS and humans * 2 >= players
 
 
+def _moving_seats(room: Room) -> list[str]:
+    return list(ActionLog.objects.filter(room=room, game_number=room.game_number, by="player")
+                .order_by().values_list("seat", flat=True).distinct())
+
+
+def _clients(room: Room) -> list[tuple[str, str]]:
+    """The clients (address hash, device hash) of the seats that made moves in the game."""
+    return list(Seat.objects.filter(room=room, seat__in=_moving_seats(room))
+                .values_list("client_hash", "device_hash"))
+
+
+def from_different_clients(room: Room, clients: list[tuple[str, str]] | None = None) -> bool:
+    """Whether at least two of the game's moving seats come from different clients."""
+    clients = _clients(room) if clients is None else clients
+    return any(different(a, b) for i, a in enumerate(clients) for b in clients[i + 1:])
+
+
+#: Why a finished game did not count, as the curators read it (the tally's keys).
+NOT_COUNTED = {
+    "not:bots": "played by bots or by one person among bots",
+    "not:one_client": "played with several seats from one client",
+    "not:daily_cap": "from a client past its daily cap",
+}
+
+
+def why_not_counted(room: Room) -> str | None:
+    """The tally key of the reason the room's just-finished game does not count, or None.
+    Passing every other check counts the game against its clients' daily cap."""
+    if not played_by_people(room):
+        return "not:bots"
+    clients = _clients(room)
+    if not from_different_clients(room, clients):
+        return "not:one_client"
+    cap = settings.KARTOTHEK_PLAY_STATS_DAILY_CAP
+    if cap:
+        addresses = sorted({address for address, _device in clients if address})
+        # every client's count goes up (in key order: no deadlock between two games' ends)
+        over = [_bump(f"client:{address}") > cap for address in addresses]
+        if any(over):
+            return "not:daily_cap"
+    return None
+
+
 def record_game(room: Room) -> None:
-    """Add the room's just-finished game to the card statistics (once per game; a game of
-    bots is marked as handled and counts nothing)."""
+    """Add the room's just-finished game to the card statistics (once per game; a game that
+    does not count is marked as handled, tallied with its reason and counts nothing)."""
     counter = COUNTERS.get(room.game)
     if counter is None or room.stats_recorded >= room.game_number or not room.state_json:
         return
     room.stats_recorded = room.game_number
-    if played_by_people(room):
+    reason = why_not_counted(room)
+    _bump(reason or "counted")
+    if reason is None:
         add_game(room)
+
+
+# --- the tally ---------------------------------------------------------------------------------
+
+
+def today() -> int:
+    """The day the tally counts in (days since 1970-01-01, UTC; a test moves it)."""
+    return int(time.time() // 86400)
+
+
+def _bump(key: str) -> int:
+    """Add one to ``key``'s count today and answer the new count, in one statement where the
+    database can (two servers ending games at once never lose a count); a day's client counts
+    are dropped the day after."""
+    day = today()
+    if connection.vendor == "postgresql" or (
+            connection.vendor == "sqlite" and connection.Database.sqlite_version_info >= (3, 35)):
+        quote = connection.ops.quote_name
+        table = quote(PlayStatsTally._meta.db_table)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {table} ({quote('day')}, {quote('key')}, {quote('count')}) "
+                f"VALUES (%s, %s, 1) ON CONFLICT ({quote('day')}, {quote('key')}) DO UPDATE "
+                f"SET {quote('count')} = {table}.{quote('count')} + 1 RETURNING {quote('count')}",
+                [day, key])
+            number = int(cursor.fetchone()[0])
+    else:
+        rows = PlayStatsTally.objects.filter(day=day, key=key)
+        if not rows.update(count=F("count") + 1):
+            try:
+                with transaction.atomic():
+                    PlayStatsTally.objects.create(day=day, key=key, count=1)
+            except IntegrityError:
+                rows.update(count=F("count") + 1)
+        number = rows.values_list("count", flat=True).get()
+    if number == 1 and not key.startswith("client:"):  # once a day: yesterday's clients go
+        PlayStatsTally.objects.filter(day__lt=day, key__startswith="client:").delete()
+    return number
+
+
+def not_counted() -> dict[str, int]:
+    """Finished games so far, all days: how many counted (``counted``) and, per reason
+    (``NOT_COUNTED``'s keys), how many did not."""
+    rows = (PlayStatsTally.objects.exclude(key__startswith="client:").values("key")
+            .annotate(total=Sum("count")).order_by())
+    return {row["key"]: row["total"] for row in rows}
 
 
 def add_game(room: Room) -> None:

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cards.text import whole_number
 from games import engines, rooms
+from games.clients import client_of
 from games.lobby import FormError
 from games.models import Room, Seat
 from games.pages import (
@@ -43,7 +44,7 @@ from games.pages import (
     seat_region,
     table_region,
 )
-from games.ratelimit import allow, allow_write, too_many
+from games.ratelimit import allow, allow_client, allow_room, too_many
 from games.screens import GAME_NAMES, describe_events, present
 
 # --- joining and the room's pages ------------------------------------------------------------
@@ -59,7 +60,7 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
     if seat is not None and not room.pass_and_play:
         return redirect("play:room", code=room.code)
     error, status = None, 200
-    if request.method == "POST" and not allow(request):
+    if request.method == "POST" and not allow(request):  # joins: KARTOTHEK_PLAY_RATE_LIMIT
         error, status = _("Too many rooms or joins from here in a minute; wait a moment."), 429
     elif request.method == "POST":
         name = (request.POST.get("name") or "").strip()
@@ -67,7 +68,7 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
             error, status = _("Your name: 1 to %(n)s characters.") % {"n": NAME_MAX}, 400
         else:
             try:
-                new = rooms.join(room, name=name)
+                new = rooms.join(room, name=name, client=client_of(request))
             except rooms.PlayError as exc:
                 error, status = str(exc), exc.status
             else:
@@ -152,6 +153,8 @@ def rejoin(request: HttpRequest, code: str) -> HttpResponse:
     the token for this browser's seat cookie (without script the token can be pasted)."""
     room = room_or_404(code)
     if request.method == "POST":
+        if (limited := allow_client(request)) is not None:  # a token guessed is a write too
+            return too_many(limited, json=False)
         return _rejoin_exchange(request, room, request.POST.get("token", "").strip())
     response = render(request, "play/rejoin_exchange.html",
                       {"room": room, "game_name": GAME_NAMES[room.game]})
@@ -177,8 +180,12 @@ def _rejoin_exchange(request: HttpRequest, room: Room, token: str) -> HttpRespon
 def table_host(request: HttpRequest, code: str) -> HttpResponse:
     """A table-only room's table gives the host controls to a phone (a joined seat)."""
     room = room_or_404(code)
+    if (limited := allow_client(request)) is not None:
+        return too_many(limited, json=False)
     token = request.COOKIES.get(TABLE_PREFIX + room.code, "")
     try:
+        if rooms.is_table_token(room, token) and (limited := allow_room(room.code)) is not None:
+            return too_many(limited, json=False)  # the room's budget: only once the table is proved
         rooms.give_host_from_table(room, token, request.POST.get("seat", ""))
     except rooms.PlayError as exc:
         return HttpResponse(str(exc), status=exc.status, content_type="text/plain; charset=utf-8")
@@ -197,18 +204,30 @@ def _acting_seat(request: HttpRequest, room: Room) -> Seat | None:
     return seat
 
 
+CONTROLS = ("start", "bot", "remove", "away", "host", "teams", "again", "rejoin")
+
+
 @player_language
 @require_POST
 def host_control(request: HttpRequest, code: str, control: str) -> HttpResponse:
     """The host's buttons in the lobby and during the game (plain forms: work without script)."""
     room = room_or_404(code)
-    limited = allow_write(request, room.code, game=control in ("start", "again"))
+    limited = allow_client(request)
     if limited is not None:
         return too_many(limited, json=False)
+    if control not in CONTROLS:
+        raise Http404(_("There is no such control."))
     by = _acting_seat(request, room)
     if by is None:
         return render(request, "play/no_seat.html", {"room": room, "game_name": GAME_NAMES[room.game]},
                       status=403)
+    # the room's budgets: only for a seat of the room, a game's start only for the host
+    game = control in ("start", "again")
+    if game and not by.host:
+        return _room_with_error(request, room, _("Only the host can do that."), 403)
+    limited = allow_room(room.code, game=game)
+    if limited is not None:
+        return too_many(limited, json=False)
     target = request.POST.get("seat") or None
     try:
         if control == "start":
@@ -360,6 +379,8 @@ def _device_page(request: HttpRequest, room: Room, error: str | None = None) -> 
 def hand_over(request: HttpRequest, code: str) -> HttpResponse:
     """The player named on the hand-over screen tapped: the device becomes their seat."""
     room = room_or_404(code)
+    if (limited := allow_client(request)) is not None:
+        return too_many(limited, json=False)
     wanted = request.POST.get("seat", "")
     for token in device_tokens(request, room):
         seat = rooms.seat_for_token(room, token)

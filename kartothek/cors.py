@@ -1,6 +1,6 @@
 """Cross-origin use of the API (CORS): the public read-only API's policy.
 
-The site has two policies. The packs, schemas, keys and pictures are public content: any page
+The site has two policies. The packs, schemas, keys, timestamp and pictures are public content: any page
 on any origin may read them, so their answers carry ``Access-Control-Allow-Origin: *`` and no
 credentials. The play API (``/api/play/…``) answers only the origins listed in
 ``KARTOTHEK_CORS_ALLOWED_ORIGINS``: that one is django-cors-headers' (settings ``CORS_*``,
@@ -26,7 +26,7 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 
-PUBLIC = re.compile(r"^/api/(?:packs(?:/|$)|keys$|schema/|openapi\.json$|pictures/)")
+PUBLIC = re.compile(r"^/api/(?:packs(?:/|$)|keys$|timestamp$|schema/|openapi\.json$|pictures/)")
 # What a script on another page may read of a public answer beyond the basic headers: the
 # validators it caches by, a release's signature, a delta's own address, a 503's wait.
 EXPOSED = "ETag, Last-Modified, Content-Length, Content-Location, X-Kartothek-Signature, Retry-After"

@@ -13,6 +13,10 @@ KARTOTHEK_PLAY_WRITE_LIMIT  other play writes (actions, host controls) a minute 
 KARTOTHEK_PLAY_ROOM_WRITE_LIMIT  play writes a minute per room (default 900)
 KARTOTHEK_PLAY_GAME_LIMIT  games started (start, play again) a minute per room (default 4)
 KARTOTHEK_PLAY_LOOKUP_LIMIT  failed room lookups (404s) a minute per client (default 20)
+KARTOTHEK_PLAY_STREAMS_PER_CLIENT  event streams one client holds open at once, on all servers
+                    together (default 12; 0 = off); one more is a 429 with Retry-After
+KARTOTHEK_PLAY_STATS_DAILY_CAP  games a day per client that count in the card statistics (default 20;
+                    0 = no cap; docs/play.md)
 KARTOTHEK_CORS_ALLOWED_ORIGINS  web origins that may use the play API from their pages
                     (comma-separated, default none; packs, schemas and keys answer any origin)
 Production (HTTPS, cookies, CSP, proxy): see the README's Configuration table and
@@ -220,7 +224,8 @@ STORAGES = {
 
 # Release signatures (exports/signing.py): base64 of a 32-byte Ed25519 seed, or a PEM key.
 KARTOTHEK_SIGNING_KEY = env_str("KARTOTHEK_SIGNING_KEY")
-# The retired signing keys with their endorsements of the next key (manage.py rotate_signing_key).
+# The retired signing keys, oldest first, each PUBLIC:ENDORSEMENT:RETIRED_AT:LAST_RELEASES: its
+# rotation statement naming the next key (exports/signing.py; manage.py rotate_signing_key).
 KARTOTHEK_PREVIOUS_SIGNING_KEYS = env_str("KARTOTHEK_PREVIOUS_SIGNING_KEYS")
 # Webhooks on publish (exports/webhooks.py): the site's public address for the URLs in a
 # message (empty: paths only), and whether endpoints on loopback/private/link-local addresses
@@ -240,6 +245,14 @@ KARTOTHEK_PLAY_WRITE_LIMIT = env_int("KARTOTHEK_PLAY_WRITE_LIMIT", 240)
 KARTOTHEK_PLAY_ROOM_WRITE_LIMIT = env_int("KARTOTHEK_PLAY_ROOM_WRITE_LIMIT", 900)
 KARTOTHEK_PLAY_GAME_LIMIT = env_int("KARTOTHEK_PLAY_GAME_LIMIT", 4)
 KARTOTHEK_PLAY_LOOKUP_LIMIT = env_int("KARTOTHEK_PLAY_LOOKUP_LIMIT", 20)
+# Event streams one client address holds open at once (games/stream_slots.py), counted in the
+# database across every server; past it a new stream is a 429 and the page polls instead. 12:
+# a whole party behind one home NAT fits — the largest table (Sign, 9 seats) on 9 phones, the
+# table screen, and 2 reconnects whose old stream the server has not yet seen end (a page holds
+# one stream and hangs it up while hidden) — while one address can no longer hold hundreds.
+KARTOTHEK_PLAY_STREAMS_PER_CLIENT = env_int("KARTOTHEK_PLAY_STREAMS_PER_CLIENT", 12)
+# Finished games a day per client (its address) that count in the card statistics (games/stats.py).
+KARTOTHEK_PLAY_STATS_DAILY_CAP = env_int("KARTOTHEK_PLAY_STATS_DAILY_CAP", 20)
 KARTOTHEK_PLAY_SIGN_BOT_DELAY = (2.0, 4.0)
 # Pushed updates (games/events.py): seconds between the event streams' keep-alive comments,
 # and between SQLite's version checks (one query a process for every room it streams: how

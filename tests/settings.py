@@ -28,6 +28,7 @@ KARTOTHEK_PLAY_WRITE_LIMIT = 0
 KARTOTHEK_PLAY_ROOM_WRITE_LIMIT = 0
 KARTOTHEK_PLAY_GAME_LIMIT = 0
 KARTOTHEK_PLAY_LOOKUP_LIMIT = 0
+KARTOTHEK_PLAY_STREAMS_PER_CLIENT = 0  # tests/play/test_stream_cap.py turns it on
 
 # Tests render templates without running collectstatic first: plain names, no manifest.
 STORAGES = {**STORAGES, "staticfiles": {  # noqa: F405

@@ -52,15 +52,15 @@ def test_the_client_fetches_in_full_then_by_delta_and_keeps_exact_bytes(
     second = client.update("sauschwer", "de")
     assert (second.version, second.how) == (2, "delta")
     assert second.data == _release_bytes(2)
-    assert client.requests == ["/api/packs/sauschwer/de/latest",
+    assert client.requests == ["/api/timestamp", "/api/packs/sauschwer/de/latest",
                                "/api/packs/sauschwer/de/1..2.delta.json",
                                "/api/packs/sauschwer/de/2.json.sig"]
 
-    # a new process with the same cache: current, so one request and no download
+    # a new process with the same cache: current, so two small requests and no download
     again = Client(live_server.url, tmp_path)
     current = again.update("sauschwer", "de")
     assert (current.version, current.how, current.data) == (2, "cached", second.data)
-    assert again.requests == ["/api/packs/sauschwer/de/latest"]
+    assert again.requests == ["/api/timestamp", "/api/packs/sauschwer/de/latest"]
 
 
 def test_a_damaged_cache_is_fetched_again_in_full(mini_catalogue, live_server, tmp_path):

@@ -177,7 +177,9 @@ def test_a_forged_endorsement_does_not_make_a_key_trusted(mini_catalogue, live_s
     # "endorsed" by the pinned key's id, but signed by the mirror's key itself
     _re_signed_slogan(mirror, live_server, mirror_key, {
         "endorsed_by": pinned_id,
-        "endorsement": _b64(mirror_key.sign(signing.endorsement_statement(_raw(mirror_key))))})
+        "endorsement": _b64(mirror_key.sign(signing.endorsement_statement(
+            _raw(mirror_key), retired_key_id=pinned_id, retired_at="2026-01-01T00:00:00Z",
+            last_releases={})))})
     with pytest.raises(VerificationError, match="does not trust"):
         client.update("slogan", "de")
     assert _snapshot(tmp_path) == before
@@ -239,19 +241,29 @@ def test_a_broken_endorsement_chain_is_a_clear_error_on_the_server(monkeypatch):
         serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())))
     old = Ed25519PrivateKey.generate()
     # the old key endorsed some other key, not the current one
-    wrong = old.sign(signing.endorsement_statement(_raw(Ed25519PrivateKey.generate())))
-    monkeypatch.setenv("KARTOTHEK_PREVIOUS_SIGNING_KEYS", f"{_b64(_raw(old))}:{_b64(wrong)}")
+    wrong = old.sign(signing.endorsement_statement(
+        _raw(Ed25519PrivateKey.generate()), retired_key_id=signing.key_id_of(_raw(old)),
+        retired_at="2026-12-05T07:10:00Z", last_releases={"slogan/de": 3}))
+    monkeypatch.setenv("KARTOTHEK_PREVIOUS_SIGNING_KEYS",
+                       f"{_b64(_raw(old))}:{_b64(wrong)}:20261205T071000Z:slogan/de=3")
     signing.signing_key.cache_clear()
     messages = signing.check_signing_key(None)
     assert [m.id for m in messages] == ["exports.E001"]
     assert "endorsement does not verify" in messages[0].msg
     monkeypatch.setenv("KARTOTHEK_PREVIOUS_SIGNING_KEYS", "not-a-key")
-    assert "is not PUBLIC_KEY_BASE64:ENDORSEMENT_BASE64" in signing.check_signing_key(None)[0].msg
+    assert "is not PUBLIC:ENDORSEMENT:RETIRED_AT:LAST_RELEASES" in signing.check_signing_key(
+        None)[0].msg
 
 
 def test_the_client_and_the_server_endorse_the_same_bytes():
     raw = _raw(Ed25519PrivateKey.generate())
-    assert client_module.endorsement_statement(raw) == signing.endorsement_statement(raw)
+    facts = {"retired_key_id": "0123456789abcdef", "retired_at": "2026-12-05T07:10:00Z",
+             "last_releases": {"slogan/en-GB": 4, "sauschwer/de": 12}}
+    made = signing.endorsement_statement(raw, **facts)  # type: ignore[arg-type]
+    assert client_module.endorsement_statement(raw, **facts) == made  # type: ignore[arg-type]
+    assert made.decode().splitlines()[0] == "kartothek-signing-key-endorsement-v2"
+    assert made.decode().splitlines()[-2:] == ["last_release=sauschwer/de=12",
+                                               "last_release=slogan/en-GB=4"]
 
 
 def test_a_genuine_release_of_another_pack_is_refused(mini_catalogue, live_server, mirror,

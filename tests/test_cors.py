@@ -21,6 +21,7 @@ PUBLIC_PATHS = [
     "/api/packs/sauschwer/en/latest",  # a 404 here (nothing published): readable all the same
     "/api/packs/sauschwer/en/1.json",
     "/api/keys",
+    "/api/timestamp",
     "/api/schema/content-pack.json",
     "/api/openapi.json",
     f"/api/pictures/{'0' * 64}.png",

@@ -8,6 +8,7 @@ from urllib.parse import urljoin
 import pytest
 from django.db.models import F, Value
 from django.db.models.functions import Concat
+from django.test import override_settings
 from django.urls import resolve, reverse
 from jsonschema import Draft202012Validator
 from jsonschema_path import SchemaPath
@@ -16,7 +17,7 @@ from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from cards.models import SauschwerObject
-from exports import api, urls
+from exports import api, signing, urls
 from exports.api import OPENAPI_PATH
 from exports.packs import SCHEMA_PATH, publish
 
@@ -207,6 +208,9 @@ SCENARIOS = [
      "/api/packs/slogan/de/1..2.delta.json", {}, "anyone", 409),
     ("/api/openapi.json", "/api/openapi.json", {}, "anyone", 200),
     ("/api/keys", "/api/keys", {}, "anyone", 200),
+    ("/api/timestamp", "/api/timestamp", {}, "anyone", 200),
+    ("/api/timestamp", "/api/timestamp", {"If-None-Match": "{timestamp_etag}"}, "anyone", 304),
+    ("/api/timestamp", "/api/timestamp", {}, "anyone, of a server without a signing key", 404),
     ("/api/packs/{game}/{language}/{version}.json.sig", "/api/packs/sauschwer/en/1.json.sig", {},
      "anyone", 200),
     ("/api/packs/{game}/{language}/{version}.json.sig", "/api/packs/sauschwer/en/9.json.sig", {},
@@ -310,13 +314,20 @@ def test_live_answers_match_the_description(mini_catalogue, client, admin_client
               "tampered": _tamper_a_picture()}
     _break_release_files()
     values["index_etag"] = client.get("/api/packs")["ETag"]  # of the index as it now is
+    values["timestamp_etag"] = client.get("/api/timestamp")["ETag"]
     problems = []
     for template, request, headers, who, status in SCENARIOS:
         method, _, url = request.format(**values).rpartition(" ")
         headers = {k: v.format(**values) for k, v in headers.items()}
         assert _matches(template, url.partition("?")[0]), (template, url)
         asking = admin_client if who == "curator" else client
-        response = getattr(asking, (method or "GET").lower())(url, headers=headers)
+        if who.endswith("without a signing key"):
+            with override_settings(KARTOTHEK_SIGNING_KEY="", KARTOTHEK_SIGNING_KEY_GENERATE=False):
+                signing.signing_key.cache_clear()
+                response = asking.get(url, headers=headers)
+            signing.signing_key.cache_clear()
+        else:
+            response = getattr(asking, (method or "GET").lower())(url, headers=headers)
         where = f"{method or 'GET'} {url} ({who}{', ' + str(headers) if headers else ''})"
         if response.status_code != status:
             problems.append(f"{where}: {response.status_code}, the scenario expects {status}")

@@ -64,3 +64,17 @@ def test_the_cards_page_says_what_its_figures_mean(carla):
 def test_each_games_figures_read_as_a_sentence(game, figures, words):
     assert in_words(game, CardPlayStat(game=game, key="k", **figures)) == words
     assert in_words(game, None) == "Not played yet in a finished game."
+
+
+def test_the_cards_page_says_how_many_games_did_not_count_and_why(carla):
+    from games.models import PlayStatsTally
+
+    card = SauschwerObject.objects.order_by("key").first()
+    url = reverse("admin:cards_sauschwerobject_change", args=[card.pk])
+    assert "did not count" not in _rows(carla, url)  # nothing to say yet
+    for day, key, count in ((1, "counted", 3), (2, "counted", 1), (1, "not:one_client", 4),
+                            (2, "not:one_client", 1), (2, "not:daily_cap", 2),
+                            (2, "client:abc", 9)):  # a client's daily count is no game of its own
+        PlayStatsTally.objects.create(day=day, key=key, count=count)
+    assert ("Of 11 finished games so far, 7 did not count: 5 played with several seats from "
+            "one client; 2 from a client past its daily cap.") in _rows(carla, url)

@@ -153,7 +153,7 @@ def test_a_receiver_that_fails_twice_gets_the_signed_release_on_the_third_attemp
     first, second = WebhookDelivery.objects.order_by("attempt")
     assert first.next_attempt_at == second.scheduled_for
     assert first.next_attempt_at - first.finished_at == timedelta(seconds=30)
-    task = DBTaskResult.objects.get(status="READY")
+    task = DBTaskResult.objects.get(status="READY", task_path__endswith=".deliver_webhook")
     assert task.run_after == second.scheduled_for  # the retry waits in the queue, not a worker
     _run_worker()  # not due yet: nothing is sent
     assert len(receiver.seen) == 1
@@ -402,6 +402,105 @@ def test_every_publish_path_queues_one_message_per_matching_endpoint(
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         call_command("publish_pack", "sauschwer", "--lang", "en", stdout=None)
     assert callbacks == [] and WebhookDelivery.objects.count() == len(paths)
+
+
+@DB
+def test_an_answer_with_nul_bytes_is_stored_cleaned_and_its_delivery_finishes(
+        mini_catalogue, loopback_allowed, receivers):
+    """A receiver answering NUL bytes (PostgreSQL refuses them in text), a broken character
+    and a NUL in its Location header: each attempt is recorded, not left "sending"."""
+    failing = Receiver([500, 200], body=b"bad\x00answer \xff" + b"\x00" * 5000)
+    redirecting = Receiver([302], redirect="https://elsewhere.example/\x00x", body=b"\x00")
+    receivers.extend([failing, redirecting])
+    _endpoint(failing.url)
+    _endpoint(redirecting.url)
+    publish("sauschwer", "de")
+    _run_worker()
+    first = WebhookDelivery.objects.get(url=failing.url, attempt=1)
+    assert (first.status, first.http_status) == ("failed", 500)
+    assert first.response_excerpt.startswith("bad\ufffdanswer \ufffd")
+    assert "\x00" not in first.response_excerpt and first.next_attempt_at is not None
+    moved = WebhookDelivery.objects.get(url=redirecting.url, attempt=1)
+    assert (moved.status, moved.http_status) == ("failed", 302)
+    assert "\x00" not in moved.error + moved.response_excerpt and "not followed" in moved.error
+    assert not WebhookDelivery.objects.filter(status="sending").exists()
+
+    retry = WebhookDelivery.objects.get(url=failing.url, attempt=2)
+    _make_due(retry)
+    _run_worker()
+    retry.refresh_from_db()
+    assert retry.status == "delivered" and "\x00" not in retry.response_excerpt
+    assert len(retry.response_excerpt) <= 300
+
+
+class _WorkerKilled(BaseException):
+    """What the worker meets when it is killed mid-delivery: nothing after it runs."""
+
+
+@DB
+def test_a_delivery_left_sending_by_a_killed_worker_is_shown_stuck_and_retried(
+        mini_catalogue, loopback_allowed, receivers, monkeypatch, admin_client):
+    receiver = Receiver([200])
+    receivers.append(receiver)
+    _endpoint(receiver.url)
+    publish("sauschwer", "de")
+
+    def killed(*args: Any) -> Any:
+        raise _WorkerKilled
+
+    monkeypatch.setattr(webhooks, "post", killed)
+    _run_worker()
+    monkeypatch.undo()
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.status == "sending" and receiver.seen == []
+    listing = admin_client.get("/admin/exports/webhookdelivery/").content.decode()
+    assert "stuck" not in listing  # sending for a moment is not stuck
+
+    # Six minutes later: the admin names it stuck, and the check queued by the attempt
+    # (due STUCK_AFTER after it started) fails it and schedules the retry.
+    started = timezone.now() - webhooks.STUCK_AFTER - timedelta(minutes=1)
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(started_at=started)
+    listing = admin_client.get("/admin/exports/webhookdelivery/").content.decode()
+    assert "stuck: sending for 6 min" in listing
+    watch = DBTaskResult.objects.get(status="READY", task_path__endswith="check_stuck_deliveries")
+    assert watch.run_after > timezone.now() + webhooks.STUCK_AFTER - timedelta(minutes=1)
+    watch.run_after = timezone.now()
+    watch.save(update_fields=["run_after"])
+    _run_worker()
+    delivery.refresh_from_db()
+    assert delivery.status == "failed" and "worker stopped" in delivery.error
+    retry = WebhookDelivery.objects.get(attempt=2)
+    assert retry.status == "pending" and retry.message_id == delivery.message_id
+    _make_due(retry)
+    _run_worker()
+    retry.refresh_from_db()
+    assert retry.status == "delivered" and len(receiver.seen) == 1
+
+
+@DB
+def test_every_delivery_the_worker_runs_first_recovers_the_stuck_ones(
+        mini_catalogue, loopback_allowed, receivers):
+    """No check queued (a worker killed before it could queue one): the next delivery any
+    worker runs fails and retries the stuck attempt."""
+    receiver = Receiver([200, 200, 200])
+    receivers.append(receiver)
+    endpoint = _endpoint(receiver.url)
+    publish("sauschwer", "de")
+    stuck = WebhookDelivery.objects.get()
+    WebhookDelivery.objects.filter(pk=stuck.pk).update(
+        status="sending", started_at=timezone.now() - timedelta(hours=2))
+    fresh = WebhookDelivery.objects.create(
+        endpoint=endpoint, url=endpoint.url, release=stuck.release, message_id="msg_fresh",
+        status="sending", started_at=timezone.now(), scheduled_for=timezone.now())
+    SauschwerObject.objects.create(key="ein-stein", name="Ein Stein", weight_g=900, source="t")
+    publish("sauschwer", "de")  # release 2: its delivery runs the sweep
+    _run_worker()
+    stuck.refresh_from_db()
+    fresh.refresh_from_db()
+    assert stuck.status == "failed" and "worker stopped" in stuck.error
+    assert fresh.status == "sending"  # a running attempt is left alone
+    assert WebhookDelivery.objects.filter(message_id=stuck.message_id, attempt=2,
+                                          status="pending").exists()
 
 
 def _self_signed(tmp_path) -> tuple[Any, Any]:

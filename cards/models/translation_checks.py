@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from cards.models.base import Game
-from cards.text import validate_clean_text
+from cards.text import REASON_MAX_CHARS, validate_clean_text, validate_reason_length
 
 
 class GlossaryTerm(models.Model):
@@ -31,7 +31,9 @@ class GlossaryTerm(models.Model):
         "required translation", max_length=120, validators=[validate_clean_text],
         help_text="What a translation of a text with this term must say (plural -s is found too).",
     )
-    note = models.TextField(blank=True, help_text="Why, or where the word comes from.")
+    note = models.TextField(blank=True, max_length=REASON_MAX_CHARS,
+                            validators=[validate_reason_length],
+                            help_text="Why, or where the word comes from.")
     game = models.CharField(
         max_length=20, choices=Game.choices, blank=True,
         help_text="Only the texts of this game; empty: every game.",
@@ -72,7 +74,8 @@ class CheckDismissal(models.Model):
     field = models.CharField(max_length=40)
     language = models.CharField(max_length=10)
     check_name = models.CharField("check", max_length=40)
-    reason = models.TextField(help_text="Why the finding is fine for this text.")
+    reason = models.TextField(max_length=REASON_MAX_CHARS, validators=[validate_reason_length],
+                              help_text="Why the finding is fine for this text.")
     text = models.TextField(blank=True, editable=False,
                             help_text="The translation as it was when the finding was dismissed.")
     source = models.TextField(blank=True, editable=False,

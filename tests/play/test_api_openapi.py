@@ -250,6 +250,14 @@ def test_the_event_stream_answers_match_the_description():
             schema = {"$ref": BASE + _pointer([*parts, "content", "application/json", "schema"])}
             assert not list(Draft202012Validator(schema, registry=REGISTRY).iter_errors(response.json()))
             answered[response.status_code] = None
+        with override_settings(KARTOTHEK_PLAY_STREAMS_PER_CLIENT=1), stream(url) as held:
+            assert held.next().body["code"] == room.code
+            response = httpx.get(url)  # this client's second stream: over its cap
+            parts, _node = _get("paths", EVENTS, "get", "responses", str(response.status_code))
+            assert response.status_code == 429 and response.headers["Retry-After"]
+            schema = {"$ref": BASE + _pointer([*parts, "content", "application/json", "schema"])}
+            assert not list(Draft202012Validator(schema, registry=REGISTRY).iter_errors(response.json()))
+            answered[response.status_code] = None
     wsgi = off_loop(lambda: Client().get(f"/api/play/rooms/{room.code}/events"))  # Django's WSGI handler
     assert wsgi.status_code == 503 and "ASGI" in wsgi.json()["error"]
     answered[503] = None

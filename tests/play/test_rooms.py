@@ -11,7 +11,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from games import rooms
-from games.models import ActionLog, CardPlayStat, Room
+from games.models import ActionLog, CardPlayStat, Room, Seat
 from games.stats import sauschwer_counts, slogan_counts, symbols_counts
 from tests.engines.packs import slogan_pack
 from tests.play.core_helpers import Player, all_releases, release_of
@@ -137,10 +137,13 @@ def test_a_running_game_cannot_be_replayed(releases):
 
 
 def _as_if_people_played(room: Room) -> Room:
-    """Count a bot play-out as if every seat had made its own moves (the statistics take only
-    games people played: games/stats.py)."""
+    """Count a bot play-out as if every seat had made its own moves, each from a client of its
+    own (the statistics take only games people played from different clients: games/stats.py)."""
     assert not CardPlayStat.objects.filter(game=room.game).exists()  # bots alone count nothing
     ActionLog.objects.filter(room=room).update(by="player")
+    for seat in room.seats.all():
+        Seat.objects.filter(pk=seat.pk).update(client_hash=f"address-{seat.seat}",
+                                               device_hash=f"device-{seat.seat}")
     Room.objects.filter(pk=room.pk).update(stats_recorded=0)
     room = Room.objects.get(pk=room.pk)
     from games.stats import record_game

@@ -6,20 +6,25 @@
  * passed these checks: its sha256 is the release's (the delta's `to_sha256` or the release's
  * ETag); its Ed25519 signature verifies under a key the client trusts; the signed pack says it
  * is the game, language (and market) and release version asked for; and it is newer than the
- * pack already stored (a stored release is never replaced by an older one).
+ * pack already stored (a stored release is never replaced by an older one); and it is not older
+ * than the newest release the server's signed timestamp lists (/api/timestamp, timestamp.ts).
  *
- * Trusted keys are the keys passed in, or else those /api/keys gave on first use, which are
+ * Trusted keys are the keys passed in, or else the current key /api/keys gave on first use,
  * then pinned in the store (trust on first use, like SSH). Once keys are pinned or given, a
  * server cannot add one: a pack signed by an unknown key is refused, unless /api/keys shows a
- * chain of endorsements from a trusted key to it, which is how the server rotates its key.
+ * chain of rotation statements from a trusted key to it, which is how the server rotates its
+ * key. The retirements are kept too (`retired` in the store): a retired key endorses one
+ * successor only and is held to the releases its statement lists (keys.ts).
  */
 
 import { DeltaError, KartothekError, VerificationError } from "./errors.js";
 import { isInteger, isObject, type Json, type JsonObject, parseJson, sha256Hex, text, utf8 } from "./bytes.js";
 import { applyDelta, editionOf } from "./delta.js";
 import { Http, failure, type Answer } from "./http.js";
-import { endorsedKeys, type Keys, selfConsistent, verifySignature } from "./keys.js";
+import { asRetirement, endorsedChain, firstUse, type Keys, type Retired, retiredRefusal,
+         verifySignature } from "./keys.js";
 import { type EventSourceConstructor, Play } from "./play.js";
+import { checkNotOlder, type Listed, parseTimestamp, type Timestamp, TimestampError, verifyTimestamp } from "./timestamp.js";
 
 /** Where pinned keys and packs are kept: `localStorage` fits, the default keeps them in memory. */
 export interface PackStore {
@@ -102,6 +107,7 @@ function isPackIndex(found: JsonObject): boolean {
 
 export class Client extends Play {
   private readonly givenKeys: Keys | null;
+  private readonly givenRetired: Retired = {};
   private readonly store: PackStore;
   private readonly prefix: string;
 
@@ -141,8 +147,26 @@ export class Client extends Play {
     return found as Keys;
   }
 
-  private pin(keys: Keys): void {
+  private pin(keys: Keys, retired: Retired): void {
+    this.write(`${this.prefix}retired`, JSON.stringify(retired));
     this.write(`${this.prefix}keys`, JSON.stringify(keys));
+  }
+
+  /** The retirements this client kept: {retired key id: its statement's facts}. */
+  retiredKeys(): Retired {
+    if (this.givenKeys !== null) return this.givenRetired;
+    const stored = this.store.getItem(`${this.prefix}retired`);
+    if (stored === null) return {};
+    const found = parseJson(stored, "The kept retirements");
+    const retired: Retired = {};
+    for (const [keyId, value] of Object.entries(isObject(found) ? found : { "": null })) {
+      const retirement = asRetirement(value);
+      if (retirement === null) {
+        throw new KartothekError("The kept retirements in the store are damaged.");
+      }
+      retired[keyId] = retirement;
+    }
+    return retired;
   }
 
   private write(name: string, value: string): void {
@@ -153,27 +177,64 @@ export class Client extends Play {
     }
   }
 
-  /** The keys passed in, else the pinned ones; with neither, /api/keys (then pinned). */
+  /** The keys passed in, else the pinned ones; with neither, the current key of /api/keys
+   * (then pinned, with the retired keys held to their releases). */
   async trustedKeys(): Promise<Keys> {
     if (this.givenKeys !== null) return this.givenKeys;
     let pinned = this.pinned();
     if (Object.keys(pinned).length === 0) {
-      // first use: the server's own keys, each under the id its public key gives
-      pinned = await selfConsistent((await this.http.json("/api/keys"))["keys"] ?? null);
-      this.pin(pinned);
+      const [current, retired] = await firstUse((await this.http.json("/api/keys"))["keys"] ?? null);
+      this.pin(current, retired);
+      pinned = current;
+    } else if (this.store.getItem(`${this.prefix}retired`) === null) {
+      // pinned before rotation statements: once, the statements from the pinned keys
+      const [found, retired] = await endorsedChain(pinned, {}, (await this.http.json("/api/keys"))["keys"] ?? null);
+      pinned = { ...found, ...pinned };
+      this.pin(pinned, retired);
     }
     return pinned;
   }
 
   /** A key not trusted yet: trusted only if /api/keys endorses it by a chain from a trusted
-   * key; then pinned with the keys on that chain. Nothing else is stored. */
+   * key; then pinned with the keys and retirements on that chain. Nothing else is stored. */
   private async learnEndorsed(keyId: string, keys: Keys): Promise<Keys> {
-    const found = await endorsedKeys(keys, (await this.http.json("/api/keys"))["keys"] ?? null);
+    const retired = this.retiredKeys();
+    const [found, retirements] = await endorsedChain(
+      keys, retired, (await this.http.json("/api/keys"))["keys"] ?? null);
     if (!Object.hasOwn(found, keyId)) return keys;
-    if (this.givenKeys !== null) return Object.assign(this.givenKeys, found);
+    if (this.givenKeys !== null) {
+      Object.assign(this.givenRetired, { ...retirements, ...retired });
+      return Object.assign(this.givenKeys, found);
+    }
     const pinned = { ...found, ...this.pinned() }; // a key once pinned is never replaced
-    this.pin(pinned);
+    this.pin(pinned, { ...retirements, ...retired }); // nor a retirement once kept
     return pinned;
+  }
+
+  /** The trusted public key of that id (learned through endorsements if need be), or null. */
+  private async keyFor(keyId: string): Promise<string | null> {
+    let keys = await this.trustedKeys();
+    if (!Object.hasOwn(keys, keyId)) keys = await this.learnEndorsed(keyId, keys);
+    return Object.hasOwn(keys, keyId) ? keys[keyId] as string : null;
+  }
+
+  /** The server's signed list of the newest releases (timestamp.ts), verified, not older than
+   * the one kept in the store, which it then replaces. */
+  async timestamp(): Promise<Timestamp> {
+    const name = `${this.prefix}timestamp`;
+    const stored = this.store.getItem(name);
+    const keyFor = (keyId: string) => this.keyFor(keyId);
+    // the one kept: only the mark a new one must not fall behind (damaged: replaced)
+    const held = stored === null ? null : await parseTimestamp(stored, keyFor).catch((error: unknown) => {
+      if (error instanceof TimestampError) return null;
+      throw error;
+    });
+    const answer = await this.http.send("/api/timestamp");
+    if (answer.status !== 200) throw failure("/api/timestamp", answer);
+    const stamp = await verifyTimestamp(text(answer.body, "The timestamp"), keyFor);
+    checkNotOlder(stamp, held);
+    if (stored !== stamp.envelope) this.write(name, stamp.envelope);
+    return stamp;
   }
 
   private async signatureOf(game: string, language: string, version: number,
@@ -191,16 +252,23 @@ export class Client extends Play {
                        header: string | null): Promise<string> {
     const [keyId, signature] = await this.signatureOf(game, language, version, header);
     let keys = await this.trustedKeys();
-    if (!Object.hasOwn(keys, keyId)) keys = await this.learnEndorsed(keyId, keys); // a rotated key
-    if (!Object.hasOwn(keys, keyId)) {
+    if (!Object.hasOwn(keys, keyId) && !Object.hasOwn(this.retiredKeys(), keyId)) {
+      keys = await this.learnEndorsed(keyId, keys); // a rotated key
+    }
+    const retired = this.retiredKeys();
+    const retirement = Object.hasOwn(retired, keyId) ? retired[keyId] : undefined;
+    const publicKey = Object.hasOwn(keys, keyId) ? keys[keyId] : retirement?.public_key;
+    if (publicKey === undefined) {
       throw new VerificationError(`Release ${version} is signed with key ${keyId}, which this ` +
         "client does not trust, and no key it trusts endorsed it.");
     }
-    if (!await verifySignature(keys[keyId] as string, signature, data)) {
+    if (!await verifySignature(publicKey, signature, data)) {
       throw new VerificationError(`Release ${version} of ${game} (${language}): the signature ` +
         "does not verify.");
     }
     checkIdentity(data, game, language, version);
+    const refusal = retirement && retiredRefusal(retirement, keyId, game, language, version);
+    if (refusal) throw new VerificationError(refusal); // a retired key signs nothing more
     return keyId;
   }
 
@@ -265,27 +333,39 @@ export class Client extends Play {
   /**
    * The newest release, checked and stored; by delta when one is worth having.
    *
-   * One request: `latest?since=N` answers 304 when N is the newest, else redirects to the newest
+   * Two requests: the signed timestamp, then `latest?since=N`, which answers 304 when N is the newest, else redirects to the newest
    * release's delta from N (or to its full bytes). A "latest" older than the stored pack is ignored and the stored
    * pack returned: a mirror may lag behind, and going back is refused without failing.
+   * The signed timestamp (one request more) says which release is the newest: a "latest"
+   * older than the one it lists is overruled (that release is fetched, or the update fails),
+   * so a mirror cannot hand even an empty store an old genuine release.
    */
   async update(game: string, language: string): Promise<Pack> {
     const have = await this.cached(game, language);
+    const listed = (await this.timestamp()).newest(game, language);
     const path = `/api/packs/${game}/${language}/latest` + (have ? `?since=${have.version}` : "");
     const answer = await this.http.send(path);
-    if (have !== null && answer.status === 304) return have; // the newest is the one we hold
     const url = new URL(answer.url || this.baseUrl + path);
-    const number = /\/(\d+)\.json$/.exec(url.pathname)?.[1];
-    const version = number === undefined ? NaN : Number(number);
+    let version = have !== null && answer.status === 304 ? have.version : NaN; // 304: we hold the newest
+    if (Number.isNaN(version)) {
+      const number = /\/(\d+)\.json$/.exec(url.pathname)?.[1];
+      version = number === undefined ? NaN : Number(number);
+    }
     if (!Number.isSafeInteger(version)) {
       const why = failure(path, answer);
       throw new KartothekError(`No release of ${game} (${language}): ${why.message}`, answer.status);
     }
-    if (have !== null && have.version >= version) return have;
-    if (have !== null && url.searchParams.has("since")) {
-      return this.keep(await this.byDelta(have, version, answer));
+    if (listed !== null && version < listed.version) { // a lagging or lying "latest"
+      if (have !== null && have.version >= listed.version) return have;
+      const pack = have === null ? await this.release(game, language, listed.version)
+        : await this.delta(have, listed.version);
+      return this.keep(asListed(pack, listed));
     }
-    return this.keep(await this.full(game, language, version, answer, url.pathname));
+    if (have !== null && have.version >= version) return have;
+    const pack = have !== null && url.searchParams.has("since")
+      ? await this.byDelta(have, version, answer)
+      : await this.full(game, language, version, answer, url.pathname);
+    return this.keep(asListed(pack, listed));
   }
 
   /** Release `version` made from `have` and the delta between them, checked like a full
@@ -323,6 +403,15 @@ export class Client extends Play {
     const keyId = await this.verify(have.game, have.language, version, data, null);
     return new Pack(have.game, have.language, version, data, found["to_sha256"] as string, keyId, "delta");
   }
+}
+
+/** The release the signed timestamp lists must be the very bytes it names. */
+function asListed(pack: Pack, listed: Listed | null): Pack {
+  if (listed !== null && pack.version === listed.version && pack.sha256 !== listed.sha256) {
+    throw new VerificationError(`Release ${pack.version} of ${pack.game} (${pack.language}) is not ` +
+      "the one the signed timestamp lists (another sha256): not kept.");
+  }
+  return pack;
 }
 
 /** The signed bytes must be the release asked for: a genuine signature of another game,

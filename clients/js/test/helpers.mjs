@@ -103,14 +103,26 @@ export async function json(path) {
   return JSON.parse(Buffer.from((await get(path)).body).toString("utf8"));
 }
 
-/** A client whose store holds release 1 (a mirror said it was the latest). */
+/** A client whose store holds release 1 (fetched and kept by hand: update() would take the
+ * newest release, which the server's signed timestamp names). */
 export async function clientAtRelease1(store = new Store()) {
-  await withMirror(async (mirror) => {
-    mirror.forge(`${SAUSCHWER}/latest`, 302, { location: `${SAUSCHWER}/1.json` });
-    const first = await new Client(mirror.url, { store }).update("sauschwer", "de");
-    assert.equal(first.version, 1);
-  });
+  const client = new Client(BASE, { store });
+  const first = await client.keep(await client.release("sauschwer", "de", 1));
+  assert.equal(first.version, 1);
   return store;
+}
+
+const iso = (date) => date.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** A timestamp as /api/timestamp serves it, of `releases` ([{game, language, version, sha256}]),
+ * signed by `key` (a test's own key a client trusts, or one it does not). */
+export async function signedTimestamp(key, releases, issued = new Date(),
+                                      expires = new Date(issued.getTime() + 24 * 3600 * 1000)) {
+  const signed = canonical({ type: "kartothek-timestamp-v1", issued_at: iso(issued),
+                             expires: iso(expires), releases });
+  return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({
+    signed: Buffer.from(signed).toString("utf8"), algorithm: "ed25519", key_id: key.id,
+    signature: await key.sign(signed) }) };
 }
 
 export { canonical };

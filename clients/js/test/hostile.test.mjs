@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { EventSource } from "eventsource";
 
 import { Client, KartothekError, VerificationError } from "../dist/index.js";
-import { SAUSCHWER, clientAtRelease1, get, newKey, sha256, signedRelease, withMirror } from "./helpers.mjs";
+import { SAUSCHWER, clientAtRelease1, get, newKey, sha256, signedRelease, signedTimestamp, withMirror } from "./helpers.mjs";
 
 const JSON_TYPE = { "content-type": "application/json" };
 
@@ -33,23 +33,24 @@ test("a malformed pack index is a KartothekError", async () => {
 });
 
 test("a malformed key list, signature or release is refused", async () => {
-  const one = await get(`${SAUSCHWER}/1.json`);
+  // release 2: the newest, which the server's signed timestamp names
+  const two = await get(`${SAUSCHWER}/2.json`);
   const key = await newKey();
   const cases = [
     { "/api/keys": [200, JSON_TYPE, "{"] },
     { "/api/keys": [200, JSON_TYPE, '{"keys": "all of them"}'] },
     { "/api/keys": [200, JSON_TYPE, '{"keys": [{"id": 1}, null, {"id": "x", "public_key": "??"}]}'] },
-    { [`${SAUSCHWER}/1.json`]: [200, { etag: `"${sha256(one.body)}"`, "x-kartothek-signature": "rubbish" }, one.body],
-      [`${SAUSCHWER}/1.json.sig`]: [200, JSON_TYPE, '"nope"'] },
-    { [`${SAUSCHWER}/1.json`]: [200, { etag: `"${sha256(one.body)}"` }, one.body],
-      [`${SAUSCHWER}/1.json.sig`]: [200, JSON_TYPE, '{"key_id": 5, "signature": "AA=="}'] },
-    { [`${SAUSCHWER}/1.json`]: [200, { etag: '"0000"' }, one.body] },
-    { [`${SAUSCHWER}/1.json`]: [200, { etag: `"${sha256(one.body)}"` }, one.body],
-      [`${SAUSCHWER}/1.json.sig`]: [404, JSON_TYPE, '{"error": "not signed"}'] },
+    { [`${SAUSCHWER}/2.json`]: [200, { etag: `"${sha256(two.body)}"`, "x-kartothek-signature": "rubbish" }, two.body],
+      [`${SAUSCHWER}/2.json.sig`]: [200, JSON_TYPE, '"nope"'] },
+    { [`${SAUSCHWER}/2.json`]: [200, { etag: `"${sha256(two.body)}"` }, two.body],
+      [`${SAUSCHWER}/2.json.sig`]: [200, JSON_TYPE, '{"key_id": 5, "signature": "AA=="}'] },
+    { [`${SAUSCHWER}/2.json`]: [200, { etag: '"0000"' }, two.body] },
+    { [`${SAUSCHWER}/2.json`]: [200, { etag: `"${sha256(two.body)}"` }, two.body],
+      [`${SAUSCHWER}/2.json.sig`]: [404, JSON_TYPE, '{"error": "not signed"}'] },
   ];
   for (const forged of cases) {
     await withMirror(async (mirror) => {
-      mirror.forge(`${SAUSCHWER}/latest`, 302, { location: `${SAUSCHWER}/1.json` });
+      mirror.forge(`${SAUSCHWER}/latest`, 302, { location: `${SAUSCHWER}/2.json` });
       for (const [path, [status, headers, body]] of Object.entries(forged)) mirror.forge(path, status, headers, body);
       await refused(new Client(mirror.url).update("sauschwer", "de"));
     });
@@ -60,6 +61,8 @@ test("a malformed key list, signature or release is refused", async () => {
     await withMirror(async (mirror) => {
       mirror.forge(`${SAUSCHWER}/latest`, 302, { location: `${SAUSCHWER}/1.json` });
       mirror.forged.set(`${SAUSCHWER}/1.json`, await signedRelease(Buffer.from(bytes), key));
+      mirror.forged.set("/api/timestamp", await signedTimestamp(key, [
+        { game: "sauschwer", language: "de", version: 1, sha256: sha256(Buffer.from(bytes)) }]));
       const client = new Client(mirror.url, { publicKeys: { [key.id]: key.b64 } });
       await refused(client.update("sauschwer", "de"), (e) => e instanceof VerificationError);
     });

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Client, KartothekError, VerificationError, endorsementStatement } from "../dist/index.js";
-import { BASE, SAUSCHWER, Store, canonical, clientAtRelease1, get, json, newKey, sha256, signedRelease, withMirror } from "./helpers.mjs";
+import { BASE, SAUSCHWER, Store, canonical, clientAtRelease1, get, json, newKey, sha256, signedRelease, signedTimestamp,
+         withMirror } from "./helpers.mjs";
 
 async function serverKeys() {
   return Object.fromEntries((await json("/api/keys")).keys.map((k) => [k.id, k.public_key]));
@@ -27,7 +28,8 @@ test("it downloads a release, verifies it and keeps its exact bytes", async () =
   assert.equal(pack.how, "full");
   assert.equal(pack.keyId, (await json("/api/keys")).keys[0].id); // signed before the rotation
   assert.equal(pack.content.content_version, 1);
-  assert.deepEqual(await client.trustedKeys(), await serverKeys()); // pinned on first use
+  const current = (await json("/api/keys")).keys.at(-1);
+  assert.deepEqual(await client.trustedKeys(), { [current.id]: current.public_key }); // first use: the current key only
 });
 
 test("it updates by delta to the very bytes of the full release, then stays current", async () => {
@@ -37,12 +39,13 @@ test("it updates by delta to the very bytes of the full release, then stays curr
   assert.equal(second.version, 2);
   assert.equal(second.how, "delta");
   assert.deepEqual(second.data, (await get(`${SAUSCHWER}/2.json`)).body);
-  assert.deepEqual(client.requests, [`${SAUSCHWER}/latest?since=1`, `${SAUSCHWER}/2.json.sig`]);
+  assert.deepEqual(client.requests, ["/api/timestamp", `${SAUSCHWER}/latest?since=1`,
+                                     `${SAUSCHWER}/2.json.sig`]);
   const again = new Client(BASE, { store });
   const current = await again.update("sauschwer", "de");
   assert.equal(current.how, "cached");
   assert.deepEqual(current.data, second.data);
-  assert.deepEqual(again.requests, [`${SAUSCHWER}/latest?since=2`]);
+  assert.deepEqual(again.requests, ["/api/timestamp", `${SAUSCHWER}/latest?since=2`]);
 });
 
 test("a damaged store is fetched again in full", async () => {
@@ -84,21 +87,31 @@ test("a key a mirror adds to /api/keys is refused and nothing is stored", async 
 
 test("the right key id with the wrong key does not verify", async () => {
   const stranger = await newKey();
-  const [serverId] = Object.keys(await serverKeys());
-  const client = new Client(BASE, { publicKeys: { [serverId]: stranger.b64 } });
-  await assert.rejects(client.update("sauschwer", "de"),
+  const ids = Object.keys(await serverKeys()); // [retired, current]: sauschwer was signed by the first
+  const client = new Client(BASE, { publicKeys: { [ids[0]]: stranger.b64 } });
+  await assert.rejects(client.release("sauschwer", "de", 1),
     (e) => e instanceof VerificationError && /does not verify/.test(e.message));
-  assert.equal(await client.cached("sauschwer", "de"), null);
+  // the signed timestamp (by the current key) is refused the same way, and nothing is kept
+  const other = new Client(BASE, { publicKeys: { [ids.at(-1)]: stranger.b64 } });
+  await assert.rejects(other.update("sauschwer", "de"),
+    (e) => e instanceof VerificationError && /does not verify/.test(e.message));
+  assert.equal(await other.cached("sauschwer", "de"), null);
 });
+
+const RETIRED_AT = "2026-12-05T07:10:00Z";
+const LAST = { "sauschwer/de": 2 };
 
 /** A mirror that rotates to `newest` (endorsed as `endorsement` says) and signs release 3 with it. */
 async function rotatedMirror(mirror, old, newest, endorsement) {
   const pack = canonical({ ...(await json(`${SAUSCHWER}/2.json`)), content_version: 3 });
-  const keys = [{ id: old.id, public_key: old.b64, status: "retired" },
+  const keys = [{ id: old.id, public_key: old.b64, status: "retired", retired_at: RETIRED_AT,
+                  last_releases: LAST },
                 { id: newest.id, public_key: newest.b64, status: "current", ...endorsement }];
   mirror.forge("/api/keys", 200, {}, JSON.stringify({ algorithm: "ed25519", keys }));
   mirror.forge(`${SAUSCHWER}/latest`, 302, { location: `${SAUSCHWER}/3.json` });
   mirror.forged.set(`${SAUSCHWER}/3.json`, await signedRelease(pack, newest));
+  mirror.forged.set("/api/timestamp", await signedTimestamp(newest, [
+    { game: "sauschwer", language: "de", version: 3, sha256: sha256(pack) }]));
 }
 
 test("a rotated key endorsed by a trusted key is accepted, a self-endorsed one is not", async () => {
@@ -106,7 +119,7 @@ test("a rotated key endorsed by a trusted key is accepted, a self-endorsed one i
   const newest = await newKey();
   await withMirror(async (mirror) => {
     await rotatedMirror(mirror, old, newest, {
-      endorsed_by: old.id, endorsement: await old.sign(await endorsementStatement(newest.raw)) });
+      endorsed_by: old.id, endorsement: await old.sign(await endorsementStatement(newest.raw, old.id, RETIRED_AT, LAST)) });
     const client = new Client(mirror.url, { publicKeys: { [old.id]: old.b64 } });
     const pack = await client.update("sauschwer", "de");
     assert.deepEqual([pack.version, pack.keyId], [3, newest.id]);
@@ -114,7 +127,7 @@ test("a rotated key endorsed by a trusted key is accepted, a self-endorsed one i
   });
   await withMirror(async (mirror) => {
     await rotatedMirror(mirror, old, newest, {
-      endorsed_by: old.id, endorsement: await newest.sign(await endorsementStatement(newest.raw)) });
+      endorsed_by: old.id, endorsement: await newest.sign(await endorsementStatement(newest.raw, old.id, RETIRED_AT, LAST)) });
     const store = new Store();
     store.setItem("kartothek:keys", JSON.stringify({ [old.id]: old.b64 }));
     await assert.rejects(new Client(mirror.url, { store }).update("sauschwer", "de"), /does not trust/);
@@ -145,6 +158,8 @@ test("a pack of another market is refused under a market's path", async () => {
   await withMirror(async (mirror) => {
     mirror.forge("/api/packs/slogan/en-GB/latest", 302, { location: "/api/packs/slogan/en-GB/1.json" });
     mirror.forged.set("/api/packs/slogan/en-GB/1.json", await signedRelease(us, key));
+    mirror.forged.set("/api/timestamp", await signedTimestamp(key, [
+      { game: "slogan", language: "en-GB", version: 1, sha256: sha256(us) }]));
     const client = new Client(mirror.url, { publicKeys: { [key.id]: key.b64 } });
     await assert.rejects(client.update("slogan", "en-GB"), /release 1 of 'slogan' \('en-US'\)/);
   });
