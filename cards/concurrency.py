@@ -441,6 +441,18 @@ class VersionedAdminMixin:
     def history_form_view(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         return _retrying(super().history_form_view, request, *args, **kwargs)  # type: ignore[misc]
 
+    def history_view(self, request: Any, object_id: str, extra_context: Any = None) -> Any:
+        # simple_history filters the history by the id as given: one that is no id of this
+        # model ("x", "²", 5,000 digits) would be a 500; it gets the admin's "does not exist".
+        from django.contrib.admin.utils import unquote
+
+        try:
+            self.model._meta.pk.to_python(unquote(object_id))  # type: ignore[attr-defined]
+        except ValidationError:
+            return self._get_obj_does_not_exist_redirect(  # type: ignore[attr-defined]
+                request, self.model._meta, object_id)  # type: ignore[attr-defined]
+        return super().history_view(request, object_id, extra_context)  # type: ignore[misc]
+
 
 class VersionedInlineMixin:
     """For an inline: each row of the formset carries and checks its own version."""

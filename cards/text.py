@@ -176,3 +176,12 @@ def ascii_number(text: str, max_digits: int = 18) -> bool:
     ``str.isdigit()`` also accepts "²", "١" or "𝟗", which ``int()`` refuses or reads as another
     number: every number that comes from a request, a file or a header is checked with this."""
     return 0 < len(text) <= max_digits and text.isascii() and text.isdigit()
+
+
+def whole_number(text: object, max_digits: int = 9) -> int | None:
+    """A number a request sends (a query or form value, a path part), or None when it is not a
+    whole number in at most ``max_digits`` ASCII digits: "²", "-1", "1e3" and 5,000 digits
+    (``int()`` raises on those, or makes a number no column holds) all come back None, for
+    the caller's 400 or default."""
+    text = "" if text is None else str(text).strip()
+    return int(text) if ascii_number(text, max_digits) else None

@@ -31,7 +31,7 @@ from cards.option_findings import (
     findings_of,
     load_cards,
 )
-from cards.text import reason_too_long
+from cards.text import ascii_number, reason_too_long
 from curation.safe_import import SafeImportMixin
 from curation.typed_slogans import typed_slogans
 from curation.write_checks import WriteChecks
@@ -127,7 +127,7 @@ def typed_findings_context(post: Any, card: SloganCard | None) -> tuple[int, lis
 def dismiss_option_view(model_admin: admin.ModelAdmin, request: HttpRequest,
                         object_id: str) -> HttpResponse:
     """Dismiss one option check's finding on a card, with a reason (who and when kept)."""
-    card = SloganCard.objects.filter(pk=object_id).first() if object_id.isdigit() else None
+    card = SloganCard.objects.filter(pk=object_id).first() if ascii_number(object_id) else None
     if card is None:
         raise Http404("No such slogan card.")
     if not model_admin.has_view_permission(request, card):

@@ -30,6 +30,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_POST
 
+from cards.text import whole_number
 from exports import card_items, preview
 from exports.card_items import GROUPS
 from exports.preview import PreviewError
@@ -217,10 +218,9 @@ class CardPreviewMixin:
     def _side_and_width(self, request: HttpRequest, default: int = preview.DEFAULT_WIDTH
                         ) -> tuple[str, int]:
         side = request.GET.get("side", "front")
-        try:
-            width = int(request.GET.get("width", default))
-        except ValueError:
-            raise PreviewError("The preview width must be a whole number of pixels.") from None
+        width = whole_number(request.GET.get("width", default))
+        if width is None:
+            raise PreviewError("The preview width must be a whole number of pixels.")
         return side, width
 
     @property
@@ -332,10 +332,7 @@ class CardPreviewMixin:
             obj = self.get_object(request, object_id)  # type: ignore[attr-defined]
             if obj is None:
                 return JsonResponse({"error": "This card is no longer there."}, status=404)
-        try:
-            width = int(post.get("_preview_width", PAGE_WIDTH))
-        except ValueError:
-            width = PAGE_WIDTH
+        width = whole_number(post.get("_preview_width", PAGE_WIDTH)) or PAGE_WIDTH
         width = max(preview.MIN_WIDTH, min(preview.MAX_WIDTH, width))
         picture, about_picture = self._chosen_picture(request, obj)
         answer = self.typed_answer(request, obj, _languages(post.getlist("_preview_language")),

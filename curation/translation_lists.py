@@ -8,6 +8,8 @@ from typing import Any
 from django.contrib import admin
 from django.contrib.contenttypes.models import ContentType
 
+from cards.text import whole_number
+
 
 def kind_name(content_type: ContentType | None) -> str:
     model = content_type.model_class() if content_type is not None else None
@@ -35,6 +37,7 @@ class CardKindFilter(admin.SimpleListFilter):
         value = self.value()
         if not value:
             return queryset
-        if not value.isdigit():
+        number = whole_number(value)
+        if number is None:
             return queryset.none()
-        return queryset.filter(content_type_id=int(value))
+        return queryset.filter(content_type_id=number)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cards.models import Slogan, SloganCard
+from cards.text import whole_number
 
 MAX_TEXT = 2000
 
@@ -36,10 +37,7 @@ class TypedSlogan:
 
 
 def _side_number(post: Any, prefix: str, n: int) -> int:
-    try:
-        side = int(post.get(prefix + "side") or n + 1)
-    except ValueError:
-        return n + 1
+    side = whole_number(post.get(prefix + "side") or n + 1)
     return side if side in (1, 2) else n + 1
 
 

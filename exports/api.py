@@ -24,6 +24,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from cards.models import Game, split_edition
 from cards.permissions import draft_permissions
+from cards.text import ascii_number
 from common.permissions import has_all
 from exports.deltas import MAX_SPAN, make_delta
 from exports.errors import PackError
@@ -281,7 +282,7 @@ def release(request: HttpRequest, game: str, language: str, version: int) -> Htt
         # The delta path's answer, served here (no redirect: one round trip, and generated
         # clients that follow no redirects get it too): the same bytes and ETag as
         # N..VERSION.delta.json, or the same 303 to the full release.
-        if not since.isascii() or not since.isdigit() or int(since) < 1:
+        if not ascii_number(since, 9) or int(since) < 1:
             return error(400, f"since={since[:20]!r} is not a release number; give the "
                               "version the client holds (a whole number from 1).")
         response = _delta_answer(request, game, language, int(since), version)

@@ -35,7 +35,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse, RawPostDataException, StreamingHttpResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
@@ -153,6 +153,8 @@ def _raw_body(request: HttpRequest) -> bytes:
     except RequestDataTooBig:
         raise TooBig(f"The request body is larger than "
                      f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 1_048_576 or 1} MB.") from None
+    except RawPostDataException:  # a multipart form, already read as one: not JSON
+        raise BadRequest("The request body is a JSON object, not a form.") from None
 
 
 def _body(request: HttpRequest) -> dict[str, Any]:

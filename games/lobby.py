@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from cards.text import whole_number
 from games import rooms
 from games.clients import client_of
 from games.pages import (
@@ -38,10 +39,9 @@ def _int_field(post: Any, name: str, label: str, *, minimum: int = 1, maximum: i
     raw = (post.get(name) or "").strip()
     if not raw:
         return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise FormError(_("%(label)s must be a whole number.") % {"label": label}) from None
+    value = whole_number(raw)
+    if value is None:
+        raise FormError(_("%(label)s must be a whole number.") % {"label": label})
     if not minimum <= value <= maximum:
         raise FormError(_("%(label)s must be between %(min)s and %(max)s.")
                         % {"label": label, "min": minimum, "max": maximum})

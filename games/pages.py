@@ -12,8 +12,8 @@ from functools import wraps
 from typing import Any
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
-from django.shortcuts import redirect, render
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
+from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
@@ -75,7 +75,7 @@ def set_language(request: HttpRequest) -> HttpResponse:
     back = request.POST.get("next") or reverse("play:lobby")
     if not url_has_allowed_host_and_scheme(back, {request.get_host()}, request.is_secure()):
         back = reverse("play:lobby")
-    response = redirect(back)
+    response = HttpResponseRedirect(back)  # a path, never a view's name (redirect() would try)
     if language in dict(LANGUAGES):
         response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, max_age=365 * 24 * 3600,
                             samesite="Lax")

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from cards.text import whole_number
 from games import engines, rooms
 from games.clients import client_of
 from games.lobby import FormError
@@ -279,10 +280,9 @@ def _teams_from_form(room: Room, post: Any) -> list[list[str]]:
     seats = [s["seat"] for s in rooms.snapshot(room, None)["seats"]]
     teams: dict[int, list[str]] = {}
     for seat_id in seats:
-        try:
-            number = int(post.get(f"team_{seat_id}", ""))
-        except ValueError:
-            raise FormError(_("Put every player in a team.")) from None
+        number = whole_number(post.get(f"team_{seat_id}", ""))
+        if number is None:
+            raise FormError(_("Put every player in a team."))
         teams.setdefault(number, []).append(seat_id)
     return [teams[number] for number in sorted(teams)]
 
@@ -406,10 +406,7 @@ def replay_page(request: HttpRequest, code: str) -> HttpResponse:
     except rooms.PlayError as exc:
         return render(request, "play/no_seat.html", {"room": room, "game_name": GAME_NAMES[room.game],
                                                      "message": str(exc)}, status=exc.status)
-    try:
-        number = min(max(int(request.GET.get("step", "0")), 0), len(steps) - 1)
-    except ValueError:
-        number = 0
+    number = min(whole_number(request.GET.get("step")) or 0, len(steps) - 1)
     step = steps[number]
     seats = rooms.snapshot(room, None)["seats"]
     snap = {"seats": seats, "you": None, "view": step["view"], "legal_actions": [],

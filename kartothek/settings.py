@@ -84,6 +84,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Static files straight after the security headers, before sessions are loaded.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A NUL (or another character no database stores) in a path, query, header or body: a 400
+    # with the headers above, before anything reads it; under /play/ a failed room lookup
+    # (kartothek/storable_text.py).
+    "kartothek.storable_text.StorableTextMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The admin's words and date formats follow the browser: German or English.
     "curation.language.AdminLanguageMiddleware",

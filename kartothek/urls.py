@@ -2,7 +2,7 @@
 
 from django.conf import settings
 from django.contrib import admin
-from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
@@ -12,6 +12,14 @@ from django.views.static import serve
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
     # at request time: the static file's hashed name is known once collectstatic ran
     return HttpResponsePermanentRedirect(static("curation/favicon.svg"))
+
+
+def media(request: HttpRequest, path: str, document_root: str) -> HttpResponse:
+    """A symbol picture; a name the file system refuses (too long) is a file that is not there."""
+    try:
+        return serve(request, path, document_root=document_root)
+    except OSError:
+        raise Http404(path[:100]) from None
 
 
 # An admin-styled 403 that names what the page needs and who holds it (curation/forbidden.py).
@@ -29,7 +37,7 @@ urlpatterns = [
     # reaches this view; a small installation is served by Django (files are public content).
     re_path(
         rf"^{settings.MEDIA_URL.strip('/')}/(?P<path>.*)$",
-        serve,
+        media,
         {"document_root": settings.MEDIA_ROOT},
     ),
 ]
