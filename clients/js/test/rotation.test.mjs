@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Client, VerificationError, endorsementStatement } from "../dist/index.js";
-import { BASE, SAUSCHWER, Store, canonical, json, newKey, signedRelease, withMirror } from "./helpers.mjs";
+import { BASE, SAUSCHWER, Store, canonical, json, newKey, sha256, signedRelease, signedTimestamp,
+  withMirror } from "./helpers.mjs";
 
 const RETIRED_AT = "2026-12-05T07:10:00Z";
 const GENUINE = { retired_at: RETIRED_AT, last_releases: { "sauschwer/de": 3 } };
@@ -21,9 +22,13 @@ async function keyList(old, successors, facts = GENUINE) {
   return JSON.stringify({ algorithm: "ed25519", keys });
 }
 
-/** The mirror serves release `version` (release 2's content renumbered), signed by `key`. */
+/** The mirror serves release `version` (release 2's content renumbered), signed by `key`, and
+ * a timestamp naming it, signed by the server's current key (`mirror.current`, set by the test;
+ * else `key`): the forged release must be refused for its key, not for being unlisted. */
 async function serveRelease(mirror, version, key) {
   const pack = canonical({ ...(await json(`${SAUSCHWER}/2.json`)), content_version: version });
+  mirror.forged.set("/api/timestamp", await signedTimestamp(mirror.current ?? key, [
+    { game: "sauschwer", language: "de", version, sha256: sha256(pack) }]));
   for (const latest of ["latest", `latest?since=${version - 1}`]) {
     mirror.forge(`${SAUSCHWER}/${latest}`, 302, { location: `${SAUSCHWER}/${version}.json` });
   }
@@ -34,6 +39,7 @@ async function serveRelease(mirror, version, key) {
 async function rotatedStore(mirror, old, next) {
   const store = new Store();
   store.setItem("kartothek:keys", JSON.stringify({ [old.id]: old.b64 }));
+  mirror.current = next;
   mirror.forge("/api/keys", 200, {}, await keyList(old, [next]));
   await serveRelease(mirror, 3, next);
   const pack = await new Client(mirror.url, { store }).update("sauschwer", "de");
@@ -90,6 +96,7 @@ test("a store pinned before rotation statements reads them once and holds the re
   const [old, next] = [await newKey(), await newKey()];
   await withMirror(async (mirror) => {
     mirror.forge("/api/keys", 200, {}, await keyList(old, [next]));
+    mirror.current = next;
     await serveRelease(mirror, 4, old);
     const store = new Store(); // what the client before v2 pinned on first use: every listed key
     store.setItem("kartothek:keys", JSON.stringify({ [old.id]: old.b64, [next.id]: next.b64 }));
