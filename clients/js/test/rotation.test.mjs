@@ -35,6 +35,13 @@ async function serveRelease(mirror, version, key) {
   mirror.forged.set(`${SAUSCHWER}/${version}.json`, await signedRelease(pack, key));
 }
 
+/** The store without the signed timestamp: a refused release leaves the keys and packs as they
+ * were, while the timestamp the mirror served (genuine, signed by the current key) is verified
+ * and kept before the release is read, as a TUF client keeps a verified timestamp. */
+function keysAndPacks(store) {
+  return JSON.stringify([...store.entries()].filter(([name]) => name !== "kartothek:timestamp"));
+}
+
 /** A store that pinned `old`, then followed the rotation to `next` with release 3. */
 async function rotatedStore(mirror, old, next) {
   const store = new Store();
@@ -53,12 +60,12 @@ test("after a rotation a release forged with the retired key beyond its last rel
   const [old, next] = [await newKey(), await newKey()];
   await withMirror(async (mirror) => {
     const store = await rotatedStore(mirror, old, next);
-    const before = store.snapshot();
+    const before = keysAndPacks(store);
     await serveRelease(mirror, 4, old);
     const refused = (e) => e instanceof VerificationError &&
       /retired at .* the last release it signed of this pack is 3/.test(e.message);
     await assert.rejects(new Client(mirror.url, { store }).update("sauschwer", "de"), refused);
-    assert.equal(store.snapshot(), before);
+    assert.equal(keysAndPacks(store), before);
     // a client meeting the server after the rotation: the same refusal, the current key pinned only
     const fresh = new Store();
     await assert.rejects(new Client(mirror.url, { store: fresh }).update("sauschwer", "de"), refused);
@@ -76,13 +83,13 @@ test("a second key endorsed by the retired key is refused and never pinned", asy
   const [old, next, thief] = [await newKey(), await newKey(), await newKey()];
   await withMirror(async (mirror) => {
     const store = await rotatedStore(mirror, old, next);
-    const before = store.snapshot();
+    const before = keysAndPacks(store);
     mirror.forge("/api/keys", 200, {}, await keyList(old, [thief], {
       retired_at: "2099-01-01T00:00:00Z", last_releases: { "sauschwer/de": 99 } }));
     await serveRelease(mirror, 4, thief);
     const client = new Client(mirror.url, { store });
     await assert.rejects(client.update("sauschwer", "de"), /does not trust/);
-    assert.equal(store.snapshot(), before);
+    assert.equal(keysAndPacks(store), before);
     assert.equal(Object.hasOwn(await client.trustedKeys(), thief.id), false);
     // a client that only knew K1, offered a list where K1 names two successors, follows neither
     mirror.forge("/api/keys", 200, {}, await keyList(old, [next, thief]));
