@@ -65,6 +65,7 @@ from games.lookup import (
     _now,
     _seats,
     check_expiry,
+    example_code,
     find_room,
     find_seat,
     find_seat_hashed,
@@ -75,6 +76,7 @@ from games.lookup import (
     normal_code,
     seat_for_token,
     seat_room,
+    typed_code,
 )
 from games.models import Room, Seat
 from games.moves import act
@@ -101,6 +103,7 @@ __all__ = [
     "bot_rng",
     "card_maps",
     "check_expiry",
+    "example_code",
     "find_room",
     "find_seat",
     "find_seat_hashed",
@@ -132,6 +135,7 @@ __all__ = [
     "snapshot",
     "start",
     "step_bots",
+    "typed_code",
 ]
 
 
