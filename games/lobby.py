@@ -245,7 +245,7 @@ def _open_room(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def join_by_code(request: HttpRequest) -> HttpResponse:
-    code = "".join(ch for ch in (request.GET.get("code") or "").upper() if ch.isalnum())
+    code = rooms.typed_code(request.GET.get("code") or "")  # one lookup: the join page's
     if not code:
         return redirect("play:lobby")
     return redirect("play:join", code=code)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from django.conf import settings
 from django.db.models import F
@@ -85,6 +86,32 @@ def _locked(code: str) -> Room:
 def normal_code(code: str) -> str:
     """A typed code as stored: upper case, spaces and dashes dropped."""
     return "".join(ch for ch in (code or "").upper() if ch not in " -\t")
+
+
+def typed_code(text: str) -> str:
+    """The code in what a person typed or pasted into the join box: any case, spaces and
+    dashes ("k7mq 4tx9", "K7MQ-4TX9", " K7MQ4TX9 "), or a whole join link
+    (``https://…/play/K7MQ4TX9/join``, ``…/play/join?code=…``): upper case, letters and digits
+    only (``""`` when nothing is left). It is then looked up once, like a typed code."""
+    text = (text or "").strip()
+    if "/" in text:
+        parts = urlsplit(text if "//" in text else "//" + text)
+        query = parse_qs(parts.query).get("code")
+        segments = [s for s in parts.path.split("/") if s]
+        if query:
+            text = query[0]
+        elif "play" in segments and segments.index("play") + 1 < len(segments):
+            text = segments[segments.index("play") + 1]
+        elif segments:
+            text = segments[-1]
+    return "".join(ch for ch in text.upper() if ch.isascii() and ch.isalnum())[:64]
+
+
+def example_code() -> str:
+    """A code as the table shows it, for a placeholder: CODE_LENGTH characters in two halves."""
+    code = ("K7MQ4TX9" * CODE_LENGTH)[:CODE_LENGTH]
+    half = (CODE_LENGTH + 1) // 2
+    return f"{code[:half]} {code[half:]}".strip()
 
 
 def get_room(code: str) -> Room:

@@ -150,6 +150,27 @@ def _act_locked(code: str, seat: Seat, action_id: str, version: int, action: dic
     return room, seat, stale
 
 
+def _still_open(room: Room, seat: Seat, version: int, action: dict[str, Any]) -> bool:
+    """Whether an action sent at an older ``version`` met nothing that changes it: it is one of
+    the moves the players make at the same time (the engine's ``SIMULTANEOUS``: Sauschwer's
+    markers), and every move since that version is another seat's such move in this game (the
+    room's other changes since, seats and hosts, leave the game as it was). Then it applies
+    when the engine accepts it; a move of a turn, or one after anything else, stays stale.
+
+    Symbols and Slogan have no such moves: a replacement or a challenge at the same time as
+    another player's is a race for one thing (the first one wins). Sign is played all at once
+    and applies every move the engine still accepts (``_apply``)."""
+    kinds = getattr(_engine(room), "SIMULTANEOUS", ())
+    if action.get("type") not in kinds:
+        return False
+    log = ActionLog.objects.filter(room=room)
+    if not log.filter(game_number=room.game_number, version__lte=version).exists():
+        return False  # the version the sender saw is not of this game (or before its first move)
+    since = log.filter(version__gt=version).values_list("game_number", "seat", "action")
+    return all(number == room.game_number and other != seat.seat and isinstance(move, dict)
+               and move.get("type") in kinds for number, other, move in since)
+
+
 def _apply(room: Room, seat: Seat, action_id: str, version: int, action: dict[str, Any],
            client: PlayClient | None = None) -> tuple[Seat, str | None, bool]:
     """The checks and the move of ``act`` on ``room`` (locked, or read for a ``_Plan``):
@@ -170,7 +191,7 @@ def _apply(room: Room, seat: Seat, action_id: str, version: int, action: dict[st
                       else "The game is over.")
     if version > room.version:
         raise Refused(f"Version {version} is newer than the room's ({room.version}).")
-    if version < room.version and room.game != "sign":
+    if version < room.version and room.game != "sign" and not _still_open(room, seat, version, action):
         return seat, "Someone was faster: the game has moved on. Look again.", False
     engine = _engine(room)
     state = room_state(room)

@@ -14,7 +14,9 @@ Versions: a room's ``version`` grows by one with every applied action (bots and 
 included) and with every change to the seats or the status, so it is the ETag of the room.
 An action carries the version its sender saw. In the turn-based games (symbols, slogan,
 sauschwer) an action sent at an older version is refused with ``Stale`` (the situation the
-player decided on has changed: a "Stop!" meant for one placement must not hit the next). In
+player decided on has changed: a "Stop!" meant for one placement must not hit the next), but
+a move all players make at the same time (an engine's ``SIMULTANEOUS``: Sauschwer's markers)
+applies when only other seats' such moves came in since (games/moves.py). In
 Sign, which is played in real time by everyone at once, an action sent at an older version
 applies when the engine still accepts it, and is ``Stale`` otherwise (the card was taken).
 
@@ -75,6 +77,7 @@ from games.lookup import (
     normal_code,
     seat_for_token,
     seat_room,
+    typed_code,
 )
 from games.models import Room, Seat
 from games.moves import act
@@ -132,6 +135,7 @@ __all__ = [
     "snapshot",
     "start",
     "step_bots",
+    "typed_code",
 ]
 
 

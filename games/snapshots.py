@@ -70,12 +70,16 @@ def snapshot(room: Room, seat: Seat | None) -> dict[str, Any]:
 def replay(room: Room, game_number: int | None = None) -> list[dict[str, Any]]:
     """The game step by step from its log: ``[{"version", "seat", "action", "by", "at",
     "view"}]`` where ``view`` is the table view after that step (the first entry is the deal,
-    with ``seat`` and ``action`` None). Only for finished games (``NotAllowed`` otherwise)."""
-    number = game_number or room.game_number
-    games = [g for g in room.games if g["number"] == number]
-    if not games or games[0]["result"] is None:
+    with ``seat`` and ``action`` None). Only for finished games (``NotAllowed`` otherwise).
+
+    ``game_number``: any game of the room (each keeps its replay after *Play again*); ``None``
+    is the newest finished one (while a game after it runs, the one before)."""
+    finished = [g for g in room.games if g.get("result") is not None]
+    games = finished[-1:] if game_number is None else [g for g in finished if g["number"] == game_number]
+    if not games:
         raise NotAllowed("Only a finished game can be replayed.")
     entry = games[0]
+    number = entry["number"]
     engine = _engine(room)
     state = engine.setup(list(entry["players"]), room_pack(room), seed=entry["seed"],
                          options=entry["options"])

@@ -399,10 +399,13 @@ def hand_over(request: HttpRequest, code: str) -> HttpResponse:
 @player_language
 @require_GET
 def replay_page(request: HttpRequest, code: str) -> HttpResponse:
-    """A finished game step by step (``?step=N``), from the room's action log."""
+    """A finished game step by step (``?step=N``), from the room's action log: ``?game=N`` is
+    the room's game number N (every finished game keeps its replay after *Play again*); without
+    it the newest finished game."""
     room = room_or_404(code)
+    game = whole_number(request.GET.get("game") or "")
     try:
-        steps = rooms.replay(room)
+        steps = rooms.replay(room, game or None)
     except rooms.PlayError as exc:
         return render(request, "play/no_seat.html", {"room": room, "game_name": GAME_NAMES[room.game],
                                                      "message": str(exc)}, status=exc.status)
@@ -416,13 +419,20 @@ def replay_page(request: HttpRequest, code: str) -> HttpResponse:
     context = page_context(request, room, None, snap)
     screen = present(room.game, snap, pack_of(room))
     context.update(
-        screen=screen, step=step, number=number,
+        screen=screen, step=step, number=number, game=_replayed_game(room, game),
         last=len(steps) - 1, who=names.get(step.get("seat") or "", ""), replay=True,
         said=_step_words(room, steps, number, screen, names),
     )
     region = render_to_string(f"play/{room.game}/table.html", context, request=request)
     context["region"] = region
     return render(request, "play/replay.html", context)
+
+
+def _replayed_game(room: Room, game: int | None) -> int:
+    """The number of the game a replay shows (its links keep it: the next game may start)."""
+    if game:
+        return game
+    return max((g["number"] for g in room.games if g.get("result") is not None), default=0)
 
 
 def _step_words(room: Room, steps: list[dict[str, Any]], number: int, screen: dict[str, Any],

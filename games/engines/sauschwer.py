@@ -37,6 +37,10 @@ MAX_PLAYERS = 8
 PILES = ("cards",)
 OPTIONS = ("stack", "first_player", "opening_side", "rounds", "target_points", "max_cards")
 SIDES = ("red", "violet")
+# Moves every player makes at the same time, each for their own seat, that no other player's
+# move of these kinds changes (the markers are hidden until all are in): the play mode applies
+# one sent while another seat's such move came in (games/moves.py), instead of "too late".
+SIMULTANEOUS = ("marker",)
 HAND_SIZE = 3
 ROUNDS = 6
 TARGET_POINTS = 20

@@ -29,6 +29,14 @@ def asset(name: str) -> str:
 
 
 @register.simple_tag
+def code_format() -> dict[str, object]:
+    """A room code's length and an example, for the join box and the wrong-code page."""
+    from games.lookup import CODE_LENGTH, example_code
+
+    return {"length": CODE_LENGTH, "example": example_code()}
+
+
+@register.simple_tag
 def play_languages() -> tuple[tuple[str, str], ...]:
     return LANGUAGES
 
