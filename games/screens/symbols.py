@@ -89,6 +89,7 @@ def present(view: dict[str, Any], ctx: Context) -> dict[str, Any]:
         "slots": slots,
         "tiles": tiles,
         "hinting": hinting,
+        "replacing": any(s["replace"] for s in slots),
         "grey_choice": any(tile["grey"] for tile in tiles),
         "secret": secret,
         "secret_text": next((s["text"] for s in slots if s["secret"]), None),
