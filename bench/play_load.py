@@ -267,6 +267,8 @@ async def listen(port: int, seat: dict[str, str], latest: dict[str, dict], push:
             arrived = time.perf_counter()
             messages, buffer = parse_events(buffer)
             for ident, kind, data in messages:
+                if kind == "ping":  # the stream's sign of life (every second)
+                    continue
                 if kind != "room":
                     push.errors.append(f"{kind}: {data[:200]}")
                     continue

@@ -378,6 +378,11 @@ def _event(body: dict[str, Any]) -> bytes:
     return f"id: {body['version']}\nevent: room\ndata: {data}\n\n".encode()
 
 
+def _ping(sent: int | None, every: float) -> bytes:
+    """``event: ping``: the version this stream last sent and the seconds to the next ping."""
+    return f'event: ping\ndata: {{"version":{json.dumps(sent)},"every":{every:g}}}\n\n'.encode()
+
+
 def _last_event_id(request: HttpRequest) -> int | None:
     """``Last-Event-ID`` (a reconnecting EventSource), else ``?last_event_id=`` (a client that
     opens a new EventSource with a new ticket and so cannot set the header)."""
@@ -405,6 +410,7 @@ async def _events(code: str, token_hash: str | None, sent: int | None,
     look = sync_to_async(_look, thread_sensitive=False,
                          executor=process_pool("look", settings.KARTOTHEK_PLAY_LOOK_THREADS))
     heartbeat = float(settings.KARTOTHEK_PLAY_EVENTS_HEARTBEAT)
+    every = float(settings.KARTOTHEK_PLAY_EVENTS_PING)
     yield b"retry: 2000\n\n"
     if first is not None:
         sent = first["version"]
@@ -414,12 +420,20 @@ async def _events(code: str, token_hash: str | None, sent: int | None,
     async with room_events.subscribe(code) as subscription:
         loop = asyncio.get_running_loop()
         beat_at = loop.time() + heartbeat
+        ping_at = loop.time() + every if every > 0 else None
         while True:
             now = loop.time()
-            wait = beat_at - now
+            wait = beat_at - now if ping_at is None else min(beat_at, ping_at) - now
             if due_at is not None:  # a bot's move or the turn timer: look when it is due
                 wait = min(wait, max(0.0, (due_at - timezone.now()).total_seconds()) + 0.01)
             heard = await subscription.next(max(0.0, wait))
+            if ping_at is not None and loop.time() >= ping_at:
+                # a named event a page can see (a comment it cannot): its watchdog takes a stream
+                # silent for longer than a ping and a half for dead and polls (play-link.js)
+                ping_at = loop.time() + every
+                yield _ping(sent, every)
+                if heard is None and loop.time() < beat_at and (due_at is None or due_at > timezone.now()):
+                    continue  # only the ping was due
             if heard is None and loop.time() >= beat_at:
                 # and a look (one query when nothing changed, as a 304 poll): a room deleted or
                 # closed without a word reaching this process still ends its streams

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 
 ASSETS = Path(__file__).resolve().parent / "static" / "play"
 ASSET_TYPES = {"play.css": "text/css; charset=utf-8", "play.js": "text/javascript; charset=utf-8",
-               "favicon.svg": "image/svg+xml"}
+               "play-link.js": "text/javascript; charset=utf-8", "favicon.svg": "image/svg+xml"}
 
 
 @require_GET

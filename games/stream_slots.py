@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 REFRESH_SECONDS = 30.0  # how often a server refreshes the slots of its open streams
 STALE_SECONDS = 90.0  # a slot not refreshed for this long is free (three refreshes missed)
-RETRY_AFTER = 30  # the 429's Retry-After: the page's own retry (play.js STREAM_RETRY_MS)
+RETRY_AFTER = 30  # the 429's Retry-After: the page's longest wait (play-link.js STREAM_RETRY_MS)
 
 
 def key_of(request: HttpRequest) -> str:

@@ -259,6 +259,9 @@ KARTOTHEK_PLAY_SIGN_BOT_DELAY = (2.0, 4.0)
 # moves made through another process on the same file arrive, within that time; 20 ms: a
 # stream on the other app server learned a move ~10 ms later at the median with 50 ms).
 KARTOTHEK_PLAY_EVENTS_HEARTBEAT = float(env_str("KARTOTHEK_PLAY_EVENTS_HEARTBEAT") or 15)
+# Seconds between the streams' `event: ping` (no database read): a page that hears nothing for
+# a ping and a half polls, so a stream that died without a word costs it under 2 s.
+KARTOTHEK_PLAY_EVENTS_PING = float(env_str("KARTOTHEK_PLAY_EVENTS_PING") or 1)
 KARTOTHEK_PLAY_EVENTS_CHECK = float(env_str("KARTOTHEK_PLAY_EVENTS_CHECK") or 0.02)
 # Threads per server process that answer the play pages and the play API, each request on one
 # of them from start to end (kartothek/asgi.py says why).

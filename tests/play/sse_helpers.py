@@ -102,7 +102,8 @@ class Stream:
             self.messages.put(None)
 
     def next(self, timeout: float = 10, *, heartbeats: bool = False) -> Event:
-        """The next message (heartbeats skipped unless asked for)."""
+        """The next message (heartbeats, the comments and the ``ping`` events, skipped unless
+        asked for)."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -114,14 +115,14 @@ class Stream:
                 raise AssertionError("the stream ended")
             if isinstance(got, BaseException):
                 raise AssertionError(f"the stream broke: {got!r}")
-            if got.comment is not None and not got.data and not heartbeats:
+            if (got.kind == "ping" or (got.comment is not None and not got.data)) and not heartbeats:
                 continue
             if got.kind == "message" and not got.data and got.comment is None:
                 continue
             return got
 
     def quiet(self, seconds: float) -> list[Event]:
-        """Every non-heartbeat message within ``seconds`` (expected: none)."""
+        """Every message but the heartbeats within ``seconds`` (expected: none)."""
         found: list[Event] = []
         deadline = time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
@@ -129,7 +130,7 @@ class Stream:
                 got = self.messages.get(timeout=left)
             except queue.Empty:
                 break
-            if isinstance(got, Event) and got.data:
+            if isinstance(got, Event) and got.data and got.kind != "ping":
                 found.append(got)
         return found
 
@@ -145,3 +146,44 @@ def stream(url: str, headers: dict[str, str] | None = None) -> Iterator[Stream]:
         yield opened
     finally:
         opened.close()
+
+
+class StreamCutter:
+    """``cut()``: every event stream open now stops sending (no byte more, its connection kept
+    open: a network that died without a word); ``cut(loud=True)``: each ends (the server
+    closed it). Streams opened later are not affected. A stream notices at its next message
+    (a ping comes every ``KARTOTHEK_PLAY_EVENTS_PING`` seconds)."""
+
+    def __init__(self) -> None:
+        self.cuts: list[bool] = []  # loud or not, one per cut
+
+    def cut(self, *, loud: bool = False) -> None:
+        self.cuts.append(loud)
+
+
+@contextmanager
+def cuttable_streams() -> Iterator[StreamCutter]:
+    """``games.api``'s event streams, made cuttable by the test (see ``StreamCutter``)."""
+    import asyncio
+    from contextlib import aclosing
+
+    from games import api
+
+    original = api._events
+    cutter = StreamCutter()
+
+    async def events(*args: Any, **kwargs: Any) -> Any:
+        born = len(cutter.cuts)
+        async with aclosing(original(*args, **kwargs)) as inner:
+            async for chunk in inner:
+                if len(cutter.cuts) > born:
+                    if cutter.cuts[born]:
+                        return
+                    await asyncio.Event().wait()  # silent until the client goes
+                yield chunk
+
+    api._events = events  # type: ignore[assignment]
+    try:
+        yield cutter
+    finally:
+        api._events = original  # type: ignore[assignment]

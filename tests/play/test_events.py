@@ -101,6 +101,19 @@ def test_a_heartbeat_comment_keeps_a_quiet_stream_open(server):
         assert events.next(timeout=3, heartbeats=True).comment is not None
 
 
+def test_a_quiet_stream_pings_every_so_often_with_the_version_it_sent(server):
+    host, guest = table("sauschwer", 2)
+    with override_settings(KARTOTHEK_PLAY_EVENTS_PING=0.2), \
+            stream(events_url(server, host.code), bearer(host)) as events:
+        first = events.next()
+        pings = [events.next(timeout=3, heartbeats=True) for _ in range(3)]
+        assert [p.kind for p in pings] == ["ping"] * 3
+        assert all(p.body == {"version": int(first.id), "every": 0.2} for p in pings)
+        active = active_of([host, guest])
+        active.act(place(active))
+        assert int(events.next().id) == int(first.id) + 1  # the pings never hide a move
+
+
 def test_the_table_gets_the_table_view_and_a_seat_its_own(server):
     host, guest = table("sauschwer", 2)
     with stream(events_url(server, host.code)) as anonymous, \

@@ -1,19 +1,19 @@
-/* Kartothek play pages: poll the room, swap the server-rendered region, post actions.
+/* Kartothek play pages: show the room's region, swap it for a new version, post actions.
  *
  * No rules live here: the page shows what the server rendered from the seat's view, and a
  * button carries the exact legal action the server listed. The script only
- *  - listens to the room's event stream (GET /api/play/rooms/CODE/events, Server-Sent Events);
- *    while the stream is broken it polls GET /api/play/rooms/CODE about once a second with
- *    If-None-Match (304 is cheap) and tries the stream again later; pauses while the tab is
- *    hidden and looks at once when it shows again;
- *  - on a new version fetches the region's HTML and swaps it in (focus and scroll kept);
- *  - POSTs a button's action as JSON with a fresh id, the version and the CSRF token;
- *  - keeps the screen awake during a game where the browser offers a Wake Lock.
+ *  - learns of each new version through play-link.js (the event stream, polls while the stream
+ *    is not heard, "Reconnecting…" while the network is gone) and then fetches the region's
+ *    HTML and swaps it in (focus and scroll kept);
+ *  - POSTs a button's action as JSON with a fresh id, the version and the CSRF token (a move
+ *    that cannot be sent says so);
+ *  - keeps the screen awake during a game where the browser offers a Wake Lock;
+ *  - shows its notices (a refused move, a second tab, the connection) where no button is.
  */
 (function () {
   "use strict";
 
-  var POLL_MS = 1000;
+  var REQUEST_TIMEOUT_MS = 8000;  // a request with no answer by then has failed
   var live = document.querySelector("[data-live]");
   var toast = document.getElementById("toast");
   var announce = document.getElementById("announce");
@@ -153,8 +153,6 @@
   var api = live.dataset.api;
   var fragmentUrl = live.dataset.fragment;
   var version = null;
-  var etag = null;
-  var timer = null;
   var busy = false;
   var wakeLock = null;
 
@@ -171,6 +169,7 @@
     cueTurn(!!live.querySelector("[data-your-turn]"));
     fitText(live);
     fitTable();
+    placeNotices();
   }
 
   function keepAwake(playing) {
@@ -213,118 +212,33 @@
     readRegion();
   }
 
+  // The region anew (rejects when it cannot: play-link.js tries again).
   function refresh() {
-    return fetch(fragmentUrl, { credentials: "same-origin", headers: { "X-Requested-With": "fetch" } })
-      .then(function (response) {
-        if (response.status === 403 || response.status === 404) { window.location.reload(); return null; }
-        return response.ok ? response.text() : null;
-      })
-      .then(function (html) { if (html !== null && html !== undefined) swap(html); });
+    return window.KartothekLink.fetch(fragmentUrl, {
+      credentials: "same-origin", headers: { "X-Requested-With": "fetch" }
+    }, REQUEST_TIMEOUT_MS).then(function (response) {
+      if (response.status === 403 || response.status === 404) { window.location.reload(); return null; }
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      return response.text();
+    }).then(function (html) { if (html !== null && html !== undefined) swap(html); });
   }
-
-  function poll() {
-    clearTimeout(timer);
-    timer = null;
-    if (document.visibilityState === "hidden") return;
-    var headers = { "Accept": "application/json" };
-    if (etag) headers["If-None-Match"] = etag;
-    // The table screen is nobody's seat: it polls without cookies (a stale seat cookie on the
-    // TV's browser must not turn its polls into 403s).
-    var credentials = live.dataset.page === "table" ? "omit" : "same-origin";
-    fetch(api, { credentials: credentials, headers: headers, cache: "no-store" })
-      .then(function (response) {
-        if (response.status === 304) return null;
-        if (response.status === 404 || response.status === 403) { window.location.reload(); return null; }
-        if (!response.ok) return null;
-        etag = response.headers.get("ETag");
-        return response.json();
-      })
-      .then(function (body) {
-        if (body && body.version !== version && !busy) return refresh();
-        return null;
-      })
-      .catch(function () { /* offline for a moment: the next poll tries again */ })
-      .then(function () { schedule(); });
-  }
-
-  function schedule() {
-    clearTimeout(timer);
-    if (streaming) return;  // the stream tells of every new version
-    if (document.visibilityState !== "hidden") timer = setTimeout(poll, POLL_MS);
-  }
-
-  // The event stream: each event is what a poll with a new version is (fetch the region and
-  // swap). While it is broken the page polls; after STREAM_FAILURES errors in a row (or a
-  // refusal) it gives the stream up and tries it again STREAM_RETRY_MS later.
-  var STREAM_FAILURES = 3;
-  var STREAM_RETRY_MS = 30000;
-  var stream = null;
-  var streaming = false;
-  var failures = 0;
-  var retryTimer = null;
-
-  function listen() {
-    clearTimeout(retryTimer);
-    if (!window.EventSource || stream || document.visibilityState === "hidden") return false;
-    // The table screen asks for the table's view whatever seat cookie its browser holds.
-    stream = new EventSource(api + "/events" + (live.dataset.page === "table" ? "?as=table" : ""));
-    stream.addEventListener("open", function () {
-      streaming = true;
-      clearTimeout(timer);
-    });
-    stream.addEventListener("room", function (event) {
-      failures = 0;
-      streaming = true;
-      clearTimeout(timer);
-      var body;
-      try { body = JSON.parse(event.data); } catch (e) { return; }
-      if (body.version !== version && !busy) refresh();
-    });
-    stream.addEventListener("closed", function () {
-      hangUp();
-      poll();  // the seat or the room is gone: the poll's 403/404 reloads the page
-    });
-    stream.addEventListener("error", function () {
-      streaming = false;
-      failures += 1;
-      if (stream.readyState === EventSource.CLOSED || failures >= STREAM_FAILURES) {
-        hangUp();
-        retryTimer = setTimeout(listen, STREAM_RETRY_MS);
-      }
-      if (!timer) poll();
-    });
-    return true;
-  }
-
-  function hangUp() {
-    if (stream) stream.close();
-    stream = null;
-    streaming = false;
-  }
-
-  document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState === "visible") {
-      failures = 0;
-      if (!listen()) poll();
-      readRegion();
-    } else {
-      clearTimeout(timer);
-      timer = null;
-      hangUp();
-    }
-  });
 
   function act(button, action) {
     if (busy) return;
+    if (navigator.onLine === false) {  // said at once, not after a request that cannot go
+      showToast(live.dataset.offline);
+      link.failed();
+      return;
+    }
     busy = true;
     live.setAttribute("aria-busy", "true");
     button.classList.add("sending");
-    fetch(api + "/actions", {
+    window.KartothekLink.fetch(api + "/actions", {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken(), "Accept": "application/json" },
       body: JSON.stringify({ id: freshId(), version: version, action: action })
-    }).then(function (response) {
+    }, REQUEST_TIMEOUT_MS).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (body) {
         if (response.status === 409) {
           sayRejected();
@@ -332,10 +246,13 @@
         } else if (!response.ok) {
           showToast(body.error || ("Error " + response.status));
         }
-        return refresh();
       });
-    }).catch(function () {
-      showToast(live.dataset.offline || "No connection — try again.");
+    }, function () {
+      // not sent, or no answer: said, and the page looks again (the screen shows what happened)
+      showToast(live.dataset.offline);
+      link.failed();
+    }).then(function () {
+      return link.refresh();
     }).then(function () {
       busy = false;
       live.removeAttribute("aria-busy");
@@ -362,10 +279,13 @@
     var form = event.target.closest("[data-hand-form]");
     if (!form) return;
     event.preventDefault();
-    fetch(form.action, {
+    window.KartothekLink.fetch(form.action, {
       method: "POST", credentials: "same-origin", body: new FormData(form),
       headers: { "X-CSRFToken": csrfToken(), "X-Requested-With": "fetch" }
-    }).then(function () { return refresh(); });
+    }, REQUEST_TIMEOUT_MS).then(function () { return link.refresh(); }, function () {
+      showToast(live.dataset.offline);
+      link.failed();
+    });
   });
 
   // --- "your turn": the tab's title, and (opt-in) a beep and a buzz --------------------------
@@ -443,25 +363,104 @@
 
   // --- the same seat open in a second tab --------------------------------------------------------
 
+  // Each tab of a seat says hello, then "here" every 0.7 s on a BroadcastChannel (each word
+  // lasts 2 s; a hidden tab's 90 s: its timers may run only once a minute), and goodbye when it
+  // goes; the warning shows while another tab's word lasts (a crashed tab's runs out).
   function watchOtherTabs() {
     var notice = document.getElementById("other-tab");
     if (!notice || live.dataset.page !== "seat" || !window.BroadcastChannel) return;
     var me = freshId();
+    var others = {};  // tab id → until when its word counts
     var channel = new BroadcastChannel("kartothek-seat-" + live.dataset.code);
-    function warn() {
-      notice.textContent = notice.dataset.text;
-      notice.hidden = false;
+    var gone = false;  // after "pagehide" (a hidden tab says no more: it is going)
+    function send(kind) {
+      if (gone) return;
+      var lasts = document.visibilityState === "hidden" ? 90000 : 2000;
+      try { channel.postMessage({ kind: kind, from: me, lasts: lasts }); } catch (e) { /* closed */ }
+    }
+    function show() {
+      var now = Date.now();
+      Object.keys(others).forEach(function (id) { if (others[id] < now) delete others[id]; });
+      var warn = Object.keys(others).length > 0;
+      if (warn === !notice.hidden) return;
+      notice.textContent = warn ? notice.dataset.text : "";
+      notice.hidden = !warn;
     }
     channel.onmessage = function (event) {
       var data = event.data || {};
-      if (data.from === me) return;
-      if (data.kind === "hello") channel.postMessage({ kind: "here", from: me });
-      if (data.kind === "hello" || data.kind === "here") warn();
+      if (!data.from || data.from === me) return;
+      if (data.kind === "bye") delete others[data.from];
+      else others[data.from] = Date.now() + Math.min(data.lasts || 2000, 90000);
+      if (data.kind === "hello") send("here");
+      show();
     };
-    channel.postMessage({ kind: "hello", from: me });
+    send("hello");
+    setInterval(function () { send("here"); }, 700);
+    setInterval(show, 250);
+    document.addEventListener("visibilitychange", function () { send("here"); });
+    window.addEventListener("pagehide", function () { send("bye"); gone = true; });
+    window.addEventListener("pageshow", function (event) {
+      if (!event.persisted) return;
+      gone = false;
+      send("hello");
+    });
+  }
+
+  // --- notices where no button is ----------------------------------------------------------------
+
+  // The notices (#notices: a refused move, a second tab, the connection) float in the viewport:
+  // at the top of the first band free of buttons, links and fields (else the bottom's), so a
+  // message never covers what a player taps (and a tap goes through them anyway).
+  var notices = document.getElementById("notices");
+  var TAPPABLE = "button, a[href], summary, input, select, textarea, label";
+
+  function placeNotices() {
+    if (!notices || !notices.offsetHeight) return;
+    var height = notices.offsetHeight;
+    var room = window.innerHeight;
+    var edge = 8;
+    var spans = [];
+    document.querySelectorAll(TAPPABLE).forEach(function (element) {
+      if (notices.contains(element) || element.disabled || element.closest("[inert], [hidden]")) return;
+      var box = element.getBoundingClientRect();
+      if (!box.width || !box.height || box.bottom < 0 || box.top > room) return;
+      spans.push([box.top - 6, box.bottom + 6]);
+    });
+    var free = function (top) {
+      return top >= 0 && top + height <= room && spans.every(function (span) {
+        return span[1] <= top || span[0] >= top + height;
+      });
+    };
+    var tops = [edge].concat(spans.map(function (span) { return span[1]; }).sort(function (a, b) { return a - b; }));
+    var top = null;
+    for (var i = 0; i < tops.length && top === null; i += 1) {
+      if (free(tops[i])) top = tops[i];
+    }
+    if (top === null) top = free(room - height - edge) ? room - height - edge : edge;
+    notices.style.top = Math.round(top) + "px";
+  }
+
+  var placing = false;
+  function placeSoon() {
+    if (placing) return;
+    placing = true;
+    window.requestAnimationFrame(function () { placing = false; placeNotices(); });
+  }
+  if (notices) {
+    new MutationObserver(placeSoon).observe(notices, {
+      subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ["hidden"]
+    });
+    window.addEventListener("scroll", placeSoon, { passive: true });
+    window.addEventListener("resize", placeSoon);
   }
 
   readRegion();
   watchOtherTabs();
-  if (!listen()) schedule();
+  var link = window.KartothekLink({
+    api: api,
+    table: live.dataset.page === "table",
+    version: function () { return version; },
+    busy: function () { return busy; },
+    refresh: refresh
+  });
 })();
