@@ -95,9 +95,19 @@ class RenderedItems(HTMLParser):
             self.items.add(text)
 
 
-def env_seed() -> int:
+def _leaks(items: set[str], rendered: dict[str | None, set[str]], seat: str | None) -> set[str]:
+    """The items only another seat's screen shows (not this seat's, not the table's)."""
+    own = rendered[seat] | rendered[None]
+    others = set().union(*(rendered[s] for s in rendered if s not in (seat, None)))
+    return (items & others) - own
+
+
+def env_seed(fixed: int | None) -> int:
+    """``KARTOTHEK_CHAOS_SEED``, else ``fixed`` (CI's run is the same every time), else a fresh one."""
     raw = os.environ.get("KARTOTHEK_CHAOS_SEED")
-    return int(raw) if raw else random.SystemRandom().randrange(10**6)
+    if raw:
+        return int(raw)
+    return fixed if fixed is not None else random.SystemRandom().randrange(10**6)
 
 
 @dataclass
@@ -131,6 +141,7 @@ class Party:
         self.http = httpx.Client(base_url=self.server.url, timeout=10)
         self.screens: list[Screen] = []
         self.secrets = Secrets(self.game)
+        self.teeth = 0  # screens whose items, read as another seat's screen, were caught
 
     # --- opening the room -----------------------------------------------------------------
 
@@ -252,8 +263,10 @@ class Party:
     def _render(self, url: str, token: str | None) -> tuple[int, set[str]]:
         """The items of a fragment the server renders for a seat's token (None: the table),
         and the version it shows."""
-        cookies = {f"kt_seat_{self.code}": token} if token else {}
-        response = self.http.get(url, cookies=cookies, headers={"X-Requested-With": "fetch"})
+        headers = {"X-Requested-With": "fetch"}
+        if token:
+            headers["Cookie"] = f"kt_seat_{self.code}={token}"
+        response = self.http.get(url, headers=headers)
         self.http.cookies.clear()
         if response.status_code != 200:
             self.fail(f"the fragment {url} for {token and token[:6]} is a {response.status_code}")
@@ -273,12 +286,13 @@ class Party:
                 self.log.append(f"  ({label}: moved on from {version} while checking)")
                 return  # moved on meanwhile (a timer): the next check looks again
         for screen in self.screens:
-            items = screen.page.evaluate(DOM_ITEMS, list(ITEM_ATTRIBUTES)) or []
-            own = rendered[screen.seat] | rendered[None]
-            others = set().union(*(rendered[s] for s in rendered if s not in (screen.seat, None)))
-            leaked = sorted((set(items) & others) - own)
+            items = set(screen.page.evaluate(DOM_ITEMS, list(ITEM_ATTRIBUTES)) or [])
+            leaked = sorted(_leaks(items, rendered, screen.seat))
             if leaked:
                 self.fail(f"{label}: {screen.name} shows what only another seat sees: {leaked[:5]}")
+            if screen.seat is not None:  # the search has teeth: read as another seat's screen,
+                other = next(s for s in rendered if s not in (None, screen.seat))  # it is caught
+                self.teeth += bool(_leaks(items, rendered, other))
             seat = room.seats.get(seat=screen.seat) if screen.seat else None
             body = rooms.snapshot(room, seat)
             problems = self.ids.problems(self.secrets, state, screen.seat, body)
@@ -356,4 +370,6 @@ class Party:
             steps += 1
             if steps >= max_steps:
                 self.fail(f"the game did not end in {max_steps} steps")
+        if not self.teeth:
+            self.fail("no screen showed anything of its own seat: the secrecy search saw nothing")
         return steps
