@@ -134,6 +134,7 @@ class Party:
     options: dict[str, Any] = field(default_factory=dict)
     pack: dict[str, Any] | None = None
     language: str = "en"
+    market: str | None = None  # English Slogan: "GB" plays the UK deck (the "en-GB" release)
     log: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -146,10 +147,12 @@ class Party:
     # --- opening the room -----------------------------------------------------------------
 
     def open(self) -> None:
-        release_of(self.game, language=self.language, pack=self.pack)
+        edition = f"{self.language}-{self.market}" if self.market else self.language
+        release_of(self.game, language=edition, pack=self.pack)
         names = ["Ada", "Ben", "Cleo", "Dev", "Eli", "Fay"][:self.players]
         self.room, host = rooms.open_room(game=self.game, language=self.language, options=self.options,
-                                          name=names[0], user=curator(), seed=f"chaos-{self.seed}")
+                                          name=names[0], user=curator(), seed=f"chaos-{self.seed}",
+                                          market=self.market)
         base = self.server.url
         self.code = self.room.code
         for number, name in enumerate(names, start=1):

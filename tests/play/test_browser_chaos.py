@@ -34,6 +34,7 @@ GAMES = {
     "symbols": {"players": 3, "options": {} if LONG else {"goal": 3}},
     "sign": {"players": 4, "options": {"rounds": 3 if LONG else 1}},  # Sign needs four players
     "slogan": {"players": 3, "pack": slogan_pack(n_cards=12 if LONG else 6)},
+    "slogan-uk": {"game": "slogan", "market": "GB", "players": 3, "pack": slogan_pack(n_cards=6)},
     "sauschwer": {"players": 3, "options": {} if LONG else {"rounds": 2, "max_cards": 4}},
 }
 
@@ -54,7 +55,8 @@ def server(transactional_db, settings) -> Iterator[Server]:  # type: ignore[no-u
 @pytest.mark.parametrize("game", list(GAMES))
 def test_every_screen_catches_up_and_keeps_its_secrets_through_a_chaotic_game(server, browser, game, run):
     seed = env_seed(None if LONG else 39) + run
-    party = Party(browser, server, game, seed, offline_span=OFFLINE, **GAMES[game])
+    setup = dict(GAMES[game])
+    party = Party(browser, server, setup.pop("game", game), seed, offline_span=OFFLINE, **setup)
     print(f"KARTOTHEK_CHAOS_SEED={seed} ({game})")
     try:
         steps = party.play()
