@@ -143,6 +143,14 @@ class Party:
         self.screens: list[Screen] = []
         self.secrets = Secrets(self.game)
         self.teeth = 0  # screens whose items, read as another seat's screen, were caught
+        self.errors: list[str] = []  # every 5xx answer any page got
+
+    def watch(self, page: Page) -> Page:
+        def answered(response: Any) -> None:
+            if response.status >= 500:
+                self.errors.append(f"{response.status} {response.request.method} {response.url}")
+        page.on("response", answered)
+        return page
 
     # --- opening the room -----------------------------------------------------------------
 
@@ -157,7 +165,7 @@ class Party:
         self.code = self.room.code
         for number, name in enumerate(names, start=1):
             context = self.browser.new_context(viewport=PHONE, locale="en-GB")
-            page = context.new_page()
+            page = self.watch(context.new_page())
             if number == 1:
                 context.add_cookies([{"name": f"kt_seat_{self.code}", "value": host.token, "url": base}])
                 page.goto(f"{base}/play/{self.code}/")
@@ -169,7 +177,7 @@ class Party:
             token = next(c["value"] for c in context.cookies() if c["name"] == f"kt_seat_{self.code}")
             self.screens.append(Screen(name, f"p{number}", context, page, token))
         table = self.browser.new_context(viewport=LAPTOP, locale="en-GB")
-        self.screens.insert(0, Screen("table", None, table, table.new_page()))
+        self.screens.insert(0, Screen("table", None, table, self.watch(table.new_page())))
         host_page = self.screens[1].page
         expect(host_page.locator(".lobby-seats li")).to_have_count(self.players, timeout=WAIT)
         host_page.reload()
@@ -255,6 +263,8 @@ class Party:
                 self.fail(f"{label}: the room is at version {version}, but {behind} "
                           f"{CATCH_UP} s later")
             time.sleep(0.1)
+        if self.errors:
+            self.fail(f"{label}: the server failed: {self.errors}")
         self._check_secrets(label, version)
 
     def _shown(self, screen: Screen) -> int | None:
@@ -306,19 +316,25 @@ class Party:
 
     def cut(self, screen: Screen) -> int:
         """The server ends the screen's event streams: uvicorn closes their connections from its
-        side (what a proxy's timeout, a load balancer or a worker's restart does). Returns how
-        many it closed."""
-        marks = [b"as=table"] if screen.seat is None else [f"kt_seat_{self.code}={screen.token}".encode()]
-        closed = 0
-        for protocol in list(self.server.server.server_state.connections):
-            scope = getattr(getattr(protocol, "cycle", None), "scope", None)
-            if not scope or not scope["path"].endswith("/events"):
-                continue
-            headers = b" ".join(value for name, value in scope["headers"] if name == b"cookie")
-            if any(mark in scope["query_string"] or mark in headers for mark in marks):
-                protocol.loop.call_soon_threadsafe(protocol.transport.close)
-                closed += 1
-        return closed
+        side (what a proxy's timeout, a load balancer or a worker's restart does). Waits up to
+        ``CATCH_UP`` s for a stream to cut (a page may be between streams); returns how many."""
+        mark = b"as=table" if screen.seat is None else f"kt_seat_{self.code}={screen.token}".encode()
+        deadline = time.monotonic() + CATCH_UP
+        while True:
+            found = []
+            for protocol in list(self.server.server.server_state.connections):
+                scope = getattr(getattr(protocol, "cycle", None), "scope", None)
+                if not scope or not scope["path"].endswith("/events"):
+                    continue
+                cookies = b" ".join(value for name, value in scope["headers"] if name == b"cookie")
+                if mark in scope["query_string"] or mark in cookies:
+                    found.append(protocol)
+            if found or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        for protocol in found:
+            protocol.loop.call_soon_threadsafe(protocol.transport.close)
+        return len(found)
 
     def step(self, number: int) -> bool:
         """One move, a disturbance (every ``disturb_every`` steps), the invariant. False when the
@@ -341,11 +357,11 @@ class Party:
         if kind == "reload":
             target.page.reload()
         elif kind == "second_tab":
-            page = target.context.new_page()
+            page = self.watch(target.context.new_page())
             page.goto(target.page.url)
             self.screens.append(Screen(target.name, target.seat, target.context, page, target.token, True))
         elif kind == "cut":
-            self.log.append(f"  the server closed {self.cut(target)} stream(s)")
+            self.log.append(f"  the server closed {self.cut(target)} stream(s) of {target.name}")
         elif kind == "offline":
             self.offline(target)
         self.check(f"step {number} ({kind or 'no disturbance'} on {target.name})")

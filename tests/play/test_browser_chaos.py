@@ -31,7 +31,7 @@ OFFLINE = (5.0, 20.0) if LONG else (0.5, 1.5)
 
 # Short games in CI; the long run plays the games' own lengths (Sign three rounds).
 GAMES = {
-    "symbols": {"players": 3, "options": {} if LONG else {"goal": 3}},
+    "symbols": {"players": 3, "options": {} if LONG else {"goal": 4}},
     "sign": {"players": 4, "options": {"rounds": 3 if LONG else 1}},  # Sign needs four players
     "slogan": {"players": 3, "pack": slogan_pack(n_cards=12 if LONG else 6)},
     "slogan-uk": {"game": "slogan", "market": "GB", "players": 3, "pack": slogan_pack(n_cards=6)},
