@@ -144,6 +144,7 @@ class Party:
         self.secrets = Secrets(self.game)
         self.teeth = 0  # screens whose items, read as another seat's screen, were caught
         self.errors: list[str] = []  # every 5xx answer any page got
+        self.taps = 0
 
     def watch(self, page: Page) -> Page:
         def answered(response: Any) -> None:
@@ -224,6 +225,15 @@ class Party:
     def tap(self, screen: Screen, action: dict[str, Any], *, double: bool = False) -> None:
         """Tap the button that carries ``action`` on the screen's page; wait until it is applied."""
         before = self.version()
+        # The player taps what the screen shows once it shows the room as it is (a tap on an
+        # older version is "someone was faster", a 409, in every game but Sign).
+        deadline = time.monotonic() + CATCH_UP
+        while self._shown(screen) != before:
+            if time.monotonic() > deadline:
+                self.fail(f"{screen.name} shows version {self._shown(screen)} of {before} "
+                          f"{CATCH_UP} s later, before its tap")
+            time.sleep(0.05)
+        self.taps += 1
         shown = cardids.translate(action, rooms.card_maps(self.fresh())[0])
         raw = json.dumps(shown, sort_keys=True, separators=(",", ":"))
         page = screen.page
@@ -362,6 +372,7 @@ class Party:
             self.screens.append(Screen(target.name, target.seat, target.context, page, target.token, True))
         elif kind == "cut":
             self.log.append(f"  the server closed {self.cut(target)} stream(s) of {target.name}")
+            self.move_meanwhile(target)  # a move while the stream is down
         elif kind == "offline":
             self.offline(target)
         self.check(f"step {number} ({kind or 'no disturbance'} on {target.name})")
@@ -374,13 +385,17 @@ class Party:
         self.log.append(f"  {screen.name} offline for {span:.1f} s")
         started = time.monotonic()
         try:
-            if self.fresh().status != Room.Status.FINISHED:
-                move = self.next_move(avoid=screen)
-                if move is not None:
-                    self.tap(*move)
+            self.move_meanwhile(screen)
             time.sleep(max(0.0, span - (time.monotonic() - started)))
         finally:
             screen.context.set_offline(False)
+
+    def move_meanwhile(self, screen: Screen) -> None:
+        """Another seat moves (when one can) while ``screen`` is disturbed."""
+        if self.fresh().status != Room.Status.FINISHED:
+            move = self.next_move(avoid=screen)
+            if move is not None:
+                self.tap(*move)
 
     def play(self, max_steps: int = 400) -> int:
         self.open()
