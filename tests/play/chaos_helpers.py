@@ -256,6 +256,9 @@ class Party:
             if time.monotonic() > deadline:
                 self.fail(f"{screen.name}'s tap on {raw} was not applied")
             time.sleep(0.05)
+        state = rooms.room_state(self.fresh())  # Sign: what has been face up is public since
+        assert state is not None
+        self.secrets.observe(state)
 
     # --- the invariant --------------------------------------------------------------------
 
