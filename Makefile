@@ -123,7 +123,7 @@ bench-play: $(DEV_STAMP)
 bench-paths: $(DEV_STAMP)
 	$(BIN)/python bench/request_path_speed.py
 
-.PHONY: load faults fuzz-api
+.PHONY: load faults fuzz-api chaos
 
 ## load: production stack on loopback (PostgreSQL, gunicorn, DEBUG off) under 200 locust
 ## clients for 5 minutes; p50/p99 per endpoint, each worker's memory (README: Proof under load)
@@ -135,6 +135,13 @@ load: $(DEV_STAMP)
 ## killed midway; every request succeeds afterwards and nothing applied is lost
 faults: $(DEV_STAMP)
 	$(BIN)/python tools/faults.py $(FAULTS_ARGS)
+
+## chaos: the chaos party's long run (docs/play.md): CHAOS_RUNS seeds of every game in Chromium, a random
+## disturbance after each step (the network gone 5-20 s among them); KARTOTHEK_CHAOS_SEED=N replays one
+CHAOS_RUNS ?= 3
+chaos: $(DEV_STAMP)
+	KARTOTHEK_CHAOS_LONG=1 KARTOTHEK_CHAOS_RUNS=$(CHAOS_RUNS) $(BIN)/python -m pytest -m "" -s \
+		tests/play/test_browser_chaos.py $(PYTEST_ARGS)
 
 ## fuzz-api: schemathesis against the served /api/openapi.json (packs and play)
 fuzz-api: $(DEV_STAMP)
