@@ -81,7 +81,7 @@ from games.lookup import (
 )
 from games.models import Room, Seat
 from games.moves import act
-from games.snapshots import RECENT_LOG, replay, seats_list, snapshot
+from games.snapshots import RECENT_LOG, finished_game, replay, seats_list, snapshot
 from games.states import _set_state, card_maps, room_pack, room_state
 from games.turns import _run_bots, _schedule, bot_rng, step_bots
 
@@ -107,6 +107,7 @@ __all__ = [
     "find_room",
     "find_seat",
     "find_seat_hashed",
+    "finished_game",
     "get_room",
     "give_host",
     "give_host_from_table",

@@ -67,6 +67,16 @@ def snapshot(room: Room, seat: Seat | None) -> dict[str, Any]:
     }
 
 
+def finished_game(room: Room, game_number: int | None = None) -> dict[str, Any]:
+    """The room's finished game ``game_number`` (``None``: the newest finished one), from
+    ``room.games``; ``NotAllowed`` when there is none such (not finished, or no such game)."""
+    finished = [g for g in room.games if g.get("result") is not None]
+    games = finished[-1:] if game_number is None else [g for g in finished if g["number"] == game_number]
+    if not games:
+        raise NotAllowed("Only a finished game can be replayed.")
+    return games[0]
+
+
 def replay(room: Room, game_number: int | None = None) -> list[dict[str, Any]]:
     """The game step by step from its log: ``[{"version", "seat", "action", "by", "at",
     "view"}]`` where ``view`` is the table view after that step (the first entry is the deal,
@@ -74,11 +84,7 @@ def replay(room: Room, game_number: int | None = None) -> list[dict[str, Any]]:
 
     ``game_number``: any game of the room (each keeps its replay after *Play again*); ``None``
     is the newest finished one (while a game after it runs, the one before)."""
-    finished = [g for g in room.games if g.get("result") is not None]
-    games = finished[-1:] if game_number is None else [g for g in finished if g["number"] == game_number]
-    if not games:
-        raise NotAllowed("Only a finished game can be replayed.")
-    entry = games[0]
+    entry = finished_game(room, game_number)
     number = entry["number"]
     engine = _engine(room)
     state = engine.setup(list(entry["players"]), room_pack(room), seed=entry["seed"],

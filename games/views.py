@@ -419,20 +419,13 @@ def replay_page(request: HttpRequest, code: str) -> HttpResponse:
     context = page_context(request, room, None, snap)
     screen = present(room.game, snap, pack_of(room))
     context.update(
-        screen=screen, step=step, number=number, game=_replayed_game(room, game),
+        screen=screen, step=step, number=number, game=rooms.finished_game(room, game or None)["number"],
         last=len(steps) - 1, who=names.get(step.get("seat") or "", ""), replay=True,
         said=_step_words(room, steps, number, screen, names),
     )
     region = render_to_string(f"play/{room.game}/table.html", context, request=request)
     context["region"] = region
     return render(request, "play/replay.html", context)
-
-
-def _replayed_game(room: Room, game: int | None) -> int:
-    """The number of the game a replay shows (its links keep it: the next game may start)."""
-    if game:
-        return game
-    return max((g["number"] for g in room.games if g.get("result") is not None), default=0)
 
 
 def _step_words(room: Room, steps: list[dict[str, Any]], number: int, screen: dict[str, Any],
