@@ -267,7 +267,11 @@ def sauschwer() -> dict[str, Schema]:
             "round_started": {"round": INT, "card": CARD, "side": ref("Side"), "player": PLAYER},
             "placed": {"player": PLAYER, "card": CARD, "side": ref("Side"), "helmut": ref("Side")},
             "stopped": {"player": PLAYER},
-            "reveal_called": {"reason": {"enum": ["stop", "full"]}, "doubter": NULLABLE_PLAYER},
+            "reveal_called": {
+                "reason": {"enum": ["stop", "full", "no_cards"],
+                           "description": "stop: a player doubted; full: the scale holds max_cards; "
+                                          "no_cards: nobody has a card left to place."},
+                "doubter": NULLABLE_PLAYER},
             "marker_in": {"player": PLAYER},
             "revealed": {
                 "round": INT,

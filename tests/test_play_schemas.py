@@ -14,7 +14,8 @@ from jsonschema import Draft202012Validator
 
 from games import engines
 from games.bots import act
-from tests.engines.packs import pack_for, sign_pack
+from games.engines.sauschwer import HAND_SIZE
+from tests.engines.packs import pack_for, sauschwer_pack, sign_pack
 from tests.test_openapi import BASE, REGISTRY, SPEC
 
 # (game, player counts, options of some games): the variants with fields of their own
@@ -88,6 +89,27 @@ def test_every_view_and_action_of_bot_games_holds_to_the_published_schemas(game,
             ended.append(over)
     assert not problems, "\n".join(problems)
     assert all(ended)  # whole games, their ends included
+
+
+def test_a_sauschwer_round_that_runs_out_of_cards_holds_to_the_schemas():
+    """The rare end of placing that bot games seldom reach: the pile is empty and every hand
+    is played out before the scale is full or anyone doubts (reason ``no_cards``)."""
+    engine = engines.get("sauschwer")
+    players = ["p1", "p2"]
+    weights = [100 * n for n in range(1, 2 * HAND_SIZE + 2)]  # the fewest cards two players take
+    state = engine.setup(players, sauschwer_pack(weights), seed=3, options={"max_cards": 20})
+    while state["phase"] == "place":
+        player = state["active"]
+        place = next(a for a in engine.legal_actions(state, player) if a["type"] == "place")
+        state = engine.apply(state, player, place)
+    assert state["log"][-1] == {"type": "reveal_called", "reason": "no_cards", "doubter": None}
+    for player in players:
+        marker = next(a for a in engine.legal_actions(state, player) if a["type"] == "marker")
+        state = engine.apply(state, player, marker)
+    problems = _problems(_validator("SauschwerTableView"), engine.view(state, None), "table")
+    for player in players:
+        problems += _problems(_validator("SauschwerSeatView"), engine.view(state, player), player)
+    assert not problems, "\n".join(problems)
 
 
 def test_the_schemas_refuse_what_the_engines_never_show_or_take():
