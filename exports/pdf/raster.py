@@ -6,8 +6,11 @@ subprocess, no PPM to parse, and its pixels are written straight into the buffer
 becomes the PNG's image data. Measured per 825 × 1125 face (bench/png_speed.py, 2 cores):
 pdftoppm ~18 ms, PDFium ~3 ms; Pillow's PNG encoder at level 1 ~11 ms, of which half is
 its per-row adaptive filter choice. With filter "none" on every row, the files of these
-flat-coloured cards are as small (±3 %); zlib at level 1 deflates a face in ~4.5 ms, ISA-L's
-(isal) level 1 the same bytes to within 2 % of that size in ~0.6 ms.
+flat-coloured cards are as small (±3 %). The image data is deflated by zlib at level 1
+(~4.5 ms a face). ISA-L (isal) did it in ~0.6 ms, but its output was not a function of its
+input alone: in a test process the same rows (same decompressed bytes) came out as different
+compressed bytes of the same length, so two exports of one deck were not byte-identical
+(tests/test_png_concurrency.py). zlib's output depends only on the input and the level.
 
 The Tabletop Simulator sheets (``pages_to_images``) still use pdftoppm (Debian's
 poppler-utils), which writes raw PPM to its stdout (no temporary files, no PNG encoded by
@@ -27,7 +30,6 @@ from collections.abc import Iterator
 
 import pypdfium2  # noqa: F401  (importing the package initialises the PDFium library)
 import pypdfium2.raw as pdfium
-from isal import isal_zlib
 from PIL import Image
 
 PNG_LEVEL = 1  # zlib level: print-shop uploads care little about size, the worker about time
@@ -114,7 +116,7 @@ def png_from_rows(rows: bytes | bytearray | memoryview, width: int, height: int,
                   level: int = 1) -> bytes:
     """An 8-bit RGB PNG of ``rows``: per row a filter byte (0, none) and width × 3 bytes.
 
-    ``level``: ISA-L's deflate level, 0–3 (its 1 is about zlib's 1 in size).
+    ``level``: zlib's deflate level (deterministic: the same rows give the same bytes).
     """
     if len(rows) != height * (3 * width + 1):
         raise RasterError(f"{len(rows)} bytes are not {height} rows of {width} RGB pixels")
@@ -123,7 +125,7 @@ def png_from_rows(rows: bytes | bytearray | memoryview, width: int, height: int,
         PNG_SIGNATURE,
         _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)),
         _chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)),
-        _chunk(b"IDAT", isal_zlib.compress(rows, level)),
+        _chunk(b"IDAT", zlib.compress(rows, level)),
         _chunk(b"IEND", b""),
     ))
 
@@ -142,20 +144,33 @@ def pdf_to_pngs(pdf: bytes, width_px: int, height_px: int, dpi: int) -> Iterator
     pixels_view = (ctypes.c_ubyte * len(rows)).from_buffer(rows)  # pins the buffer in place
     start = ctypes.addressof(pixels_view) + 1
     with PDFIUM_LOCK:
-        document = pdfium.FPDF_LoadMemDocument64(pdf, len(pdf), None)
-        if not document:
-            raise RasterError(f"PDFium cannot read the PDF (error {pdfium.FPDF_GetLastError()})")
-        count = pdfium.FPDF_GetPageCount(document)
-    try:
-        for index in range(count):
-            with PDFIUM_LOCK:
-                _render_page(document, index, start, width_px, height_px, stride)
-            if rows[::stride].count(0) != height_px:
-                raise RasterError("PDFium wrote outside the card's pixels")
-            yield png_from_rows(rows, width_px, height_px, dpi)
-    finally:
-        with PDFIUM_LOCK:
+        document = _open(pdf)
+        try:
+            count = pdfium.FPDF_GetPageCount(document)
+        finally:
             pdfium.FPDF_CloseDocument(document)
+    for index in range(count):
+        # One lock hold per page, from loading the document to closing it: no PDFium document
+        # stays open while the lock is free, so pages of documents on other threads never
+        # interleave with this one's (the shared font and glyph caches see one document at
+        # a time). Loading again per page costs well under a millisecond of a ~3 ms face.
+        with PDFIUM_LOCK:
+            document = _open(pdf)
+            try:
+                _render_page(document, index, start, width_px, height_px, stride)
+            finally:
+                pdfium.FPDF_CloseDocument(document)
+        if rows[::stride].count(0) != height_px:
+            raise RasterError("PDFium wrote outside the card's pixels")
+        yield png_from_rows(rows, width_px, height_px, dpi)
+
+
+def _open(pdf: bytes) -> object:
+    """A PDFium document of ``pdf`` (the caller holds the lock and closes it)."""
+    document = pdfium.FPDF_LoadMemDocument64(pdf, len(pdf), None)
+    if not document:
+        raise RasterError(f"PDFium cannot read the PDF (error {pdfium.FPDF_GetLastError()})")
+    return document
 
 
 def _render_page(document: object, index: int, start: int, width: int, height: int,
