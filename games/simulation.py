@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import time
+from collections import Counter
 from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from statistics import mean
 from typing import Any
@@ -65,29 +68,77 @@ def simulate(
     players: int,
     seed: int = 0,
     options: Mapping[str, Any] | None = None,
+    jobs: int = 1,
 ) -> SimulationReport:
-    """Play ``games`` bot games with players ``p1`` … ``pN`` (game i has seed ``"S:i"``)."""
+    """Play ``games`` bot games with players ``p1`` … ``pN`` (game i has seed ``"S:i"``).
+
+    Each game is folded into the report as it ends (its final state is not kept), so memory
+    does not grow with ``games``. ``jobs`` > 1 plays them in that many processes, each a run
+    of consecutive game numbers; the report is the same for the same seed whatever ``jobs``
+    (the time lines aside: ``cpu_seconds`` is then the workers' CPU time).
+    """
     ids = [f"p{n}" for n in range(1, players + 1)]
     report = SimulationReport(game=game, players=players)
-    finals = []
     start, cpu_start = time.perf_counter(), time.process_time()
-    for number in range(games):
-        state, steps = play_game(game, content, ids, f"{seed}:{number}", options)
-        finals.append(state)
-        report.actions.append(steps)
+    if jobs <= 1 or games < 2:
+        parts = [_play_run(game, content, ids, seed, options, 0, games)]
+    else:
+        jobs = min(jobs, games)
+        bounds = [games * k // jobs for k in range(jobs + 1)]
+        context = multiprocessing.get_context("spawn")  # no inherited threads or connections
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            parts = list(pool.map(_play_run, *zip(*[
+                (game, content, ids, seed, options, bounds[k], bounds[k + 1]) for k in range(jobs)],
+                strict=True)))
     report.seconds = time.perf_counter() - start
     report.cpu_seconds = time.process_time() - cpu_start
-    engine = engines.get(game)
-    for state in finals:
-        _count(report, state, engine.result(state)["winners"], first=ids[0])
-    stats = getattr(bot_for(game), "extra_stats", None)
+    counts: Counter[Any] = Counter()
+    for part in parts:  # in game order, so the lists read the same whatever ``jobs``
+        report.actions += part.actions
+        report.rounds += part.rounds
+        report.spreads += part.spreads
+        report.first_player_wins += part.first_player_wins
+        report.first_player_shares += part.first_player_shares
+        report.shared_wins += part.shared_wins
+        report.cpu_seconds += part.cpu_seconds if jobs > 1 else 0.0
+        counts.update(part.tally)
+    stats = getattr(bot_for(game), "stats_of", None)
     if stats is not None:
-        report.extra = stats(finals)
+        report.extra = stats(counts)
     report.extra.update(balance.report_lines(game, content))
     return report
 
 
-def _count(report: SimulationReport, state: dict[str, Any], winners: list[str], *, first: str) -> None:
+@dataclass
+class _Run:
+    """What one run of games adds to a report (small: no game's state)."""
+
+    actions: list[int] = field(default_factory=list)
+    rounds: list[int] = field(default_factory=list)
+    spreads: list[int] = field(default_factory=list)
+    first_player_wins: int = 0
+    first_player_shares: int = 0
+    shared_wins: int = 0
+    cpu_seconds: float = 0.0
+    tally: Counter[Any] = field(default_factory=Counter)
+
+
+def _play_run(game: str, content: Mapping[str, Any], ids: list[str], seed: int,
+              options: Mapping[str, Any] | None, first: int, stop: int) -> _Run:
+    """Games number ``first`` … ``stop - 1``, each folded in as it ends."""
+    run, engine, cpu_start = _Run(), engines.get(game), time.process_time()
+    tally = getattr(bot_for(game), "tally", None)
+    for number in range(first, stop):
+        state, steps = play_game(game, content, ids, f"{seed}:{number}", options)
+        run.actions.append(steps)
+        _count(run, state, engine.result(state)["winners"], first=ids[0])
+        if tally is not None:
+            run.tally.update(tally(state))
+    run.cpu_seconds = time.process_time() - cpu_start
+    return run
+
+
+def _count(report: _Run, state: dict[str, Any], winners: list[str], *, first: str) -> None:
     scores = state["scores"]
     report.spreads.append(max(scores.values()) - min(scores.values()))
     report.rounds.append(rounds_played(state))

@@ -13,8 +13,9 @@ for a player who may know a slogan, so ``games.bots.slogan.choose`` also gets ``
 callable that gives the answer of the question this seat is being asked with the probability
 the bot's skill gives, and nothing else of the state.
 
-A module may also offer ``extra_stats(final_states) -> dict[str, str]`` for the balance report
-(it reads whole final states: the report is for curators, after the games).
+A module may also offer, for the balance report, ``tally(final_state) -> Counter`` (one
+finished game's counts; the tallies of games add up, so a report of 10,000 games keeps no
+state) and ``stats_of(counts) -> dict[str, str]`` (the report's lines from the summed tallies).
 """
 
 from __future__ import annotations
@@ -128,3 +129,11 @@ def play_game(
         state = engine.apply(state, player, action)
         steps += 1
     return state, steps
+
+
+def ending_lines(counts: Mapping[Any, int]) -> dict[str, str]:
+    """The report's "games ending by …" lines from summed tallies that count each game
+    (``"games"``) and its end (``("ending", reason)``)."""
+    reasons = sorted(key[1] for key in counts if isinstance(key, tuple) and key[0] == "ending")
+    return {f"games ending by {reason.replace('_', ' ')}": f"{counts['ending', reason] / counts['games']:.1%}"
+            for reason in reasons}

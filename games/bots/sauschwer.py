@@ -19,6 +19,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
+from games.bots import ending_lines
 from games.engines import sauschwer as engine
 
 DOUBT_RATIO = 2.0  # "Stop!" when the other side looks at least this much heavier
@@ -149,32 +150,41 @@ def _place(seen: dict[str, Any], player: str, rng: random.Random) -> dict[str, A
     return {"type": "place", "card": card, "helmut": heavier}
 
 
-def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
-    """How often the heavier side was obvious at the reveal, and how rounds ended."""
-    reveals = [event for state in final_states for event in state["log"] if event["type"] == "revealed"]
+def tally(final: dict[str, Any]) -> Counter[Any]:
+    """One finished game's counts for the balance report; tallies of games add up."""
+    counts: Counter[Any] = Counter(games=1)
+    for event in final["log"]:
+        if event["type"] == "revealed":
+            totals = event["totals"]
+            counts["reveals"] += 1
+            counts["obvious"] += max(totals.values()) >= OBVIOUS_RATIO * min(totals.values())
+            counts["equal"] += event["heavier"] is None
+            counts["helmut_right"] += event["heavier"] == event["helmut"]
+            counts["cards"] += len(event["weights"])
+            if event["doubter"] is not None:
+                counts["stops"] += 1
+                counts["doubter_right"] += event["heavier"] not in (None, event["helmut"])
+        elif event["type"] == "game_ended":
+            counts["ending", event["reason"]] += 1
+    return counts
+
+
+def stats_of(counts: Counter[Any]) -> dict[str, str]:
+    """The report's lines from the tallies of all games: how often the heavier side was
+    obvious at the reveal, and how rounds ended."""
+    reveals, stops = counts["reveals"], counts["stops"]
     if not reveals:
         return {}
-    obvious = sum(
-        1
-        for event in reveals
-        if max(event["totals"].values()) >= OBVIOUS_RATIO * min(event["totals"].values())
-    )
-    stops = [event for event in reveals if event["doubter"] is not None]
-    doubter_right = sum(1 for event in stops if event["heavier"] not in (None, event["helmut"]))
-    helmut_right = sum(1 for event in reveals if event["heavier"] == event["helmut"])
-    equal = sum(1 for event in reveals if event["heavier"] is None)
-    cards = sum(len(event["weights"]) for event in reveals)
-    endings: Counter[str] = Counter(
-        event["reason"] for state in final_states for event in state["log"] if event["type"] == "game_ended"
-    )
     stats = {
-        "heavier side obvious (≥10×) at reveal": f"{obvious / len(reveals):.1%}",
-        "rounds ended by a stop": f"{len(stops) / len(reveals):.1%}",
-        "doubter right": f"{doubter_right / len(stops):.1%}" if stops else "n/a",
-        "Helmut on the heavier side at reveal": f"{helmut_right / len(reveals):.1%}",
-        "equal weights": str(equal),
-        "cards on the scale at reveal": f"{cards / len(reveals):.2f}",
+        "heavier side obvious (≥10×) at reveal": f"{counts['obvious'] / reveals:.1%}",
+        "rounds ended by a stop": f"{stops / reveals:.1%}",
+        "doubter right": f"{counts['doubter_right'] / stops:.1%}" if stops else "n/a",
+        "Helmut on the heavier side at reveal": f"{counts['helmut_right'] / reveals:.1%}",
+        "equal weights": str(counts["equal"]),
+        "cards on the scale at reveal": f"{counts['cards'] / reveals:.2f}",
     }
-    for reason, count in sorted(endings.items()):
-        stats[f"games ending by {reason.replace('_', ' ')}"] = f"{count / len(final_states):.1%}"
-    return stats
+    return {**stats, **ending_lines(counts)}
+
+
+def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
+    return stats_of(sum((tally(state) for state in final_states), Counter()))

@@ -100,28 +100,35 @@ def _worst(hand: list[str], faces: Faces, symbol: str) -> str:
     return hand[0]
 
 
-def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
+def tally(final: dict[str, Any]) -> Counter[Any]:
+    """One finished game's counts for the balance report; tallies of games add up."""
+    counts: Counter[Any] = Counter(games=1)
+    for event in final["log"]:
+        counts["kind", event["type"]] += 1
+        if event["type"] == "round_end":
+            counts["outcome", event["outcome"]] += 1
+    return counts
+
+
+def stats_of(counts: Counter[Any]) -> dict[str, str]:
     """How the rounds ended (a valid "Sign!", an invalid one, or a draw: the deck ran out), and
     the hand check before each table opens (the ``checking`` phase)."""
-    outcomes: Counter[str] = Counter()
-    kinds: Counter[str] = Counter()
-    for state in final_states:
-        for event in state["log"]:
-            kinds[event["type"]] += 1
-            if event["type"] == "round_end":
-                outcomes[event["outcome"]] += 1
-    total = sum(outcomes.values())
+    total = sum(n for key, n in counts.items() if isinstance(key, tuple) and key[0] == "outcome")
     if not total:
         return {}
-    deals = kinds["deal"]
+    deals = counts["kind", "deal"]
     return {
-        "rounds ending with a valid Sign!": f"{outcomes['valid'] / total:.1%}",
-        "rounds ending with an invalid Sign!": f"{outcomes['invalid'] / total:.1%}",
-        "rounds ending in a draw (deck ran out)": f"{outcomes['draw'] / total:.1%}",
-        "table refreshes per round": f"{kinds['refresh'] / total:.2f}",
+        "rounds ending with a valid Sign!": f"{counts['outcome', 'valid'] / total:.1%}",
+        "rounds ending with an invalid Sign!": f"{counts['outcome', 'invalid'] / total:.1%}",
+        "rounds ending in a draw (deck ran out)": f"{counts['outcome', 'draw'] / total:.1%}",
+        "table refreshes per round": f"{counts['kind', 'refresh'] / total:.2f}",
         "checking phase (hands checked before the table opens)": (
-            f"{kinds['table_opened']} of {deals} deals opened after "
-            f"{kinds['ready']} ready messages ({kinds['ready'] / deals:.2f} a deal)"
+            f"{counts['kind', 'table_opened']} of {deals} deals opened after "
+            f"{counts['kind', 'ready']} ready messages ({counts['kind', 'ready'] / deals:.2f} a deal)"
         ),
-        "team signs shown per round": f"{kinds['signal'] / total:.2f}",
+        "team signs shown per round": f"{counts['kind', 'signal'] / total:.2f}",
     }
+
+
+def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
+    return stats_of(sum((tally(state) for state in final_states), Counter()))

@@ -25,6 +25,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from games.bots import ending_lines
+
 CHALLENGE = 0.05  # chance to challenge a leader who is at most CHALLENGE_GAP chips ahead
 CHALLENGE_GAP = 4
 OPTIONS_HELP = 0.25  # seeing four options makes a slogan this much likelier to be known
@@ -114,53 +116,61 @@ def _second_chance(
     return {"type": "tip", "option": rng.randrange(len(seen["question"]["options"]))}
 
 
-def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
+def tally(final: dict[str, Any]) -> Counter[Any]:
+    """One finished game's counts for the balance report; tallies of games add up (the
+    slogans asked and answered right are counted by key)."""
+    counts: Counter[Any] = Counter(games=1, turns=final["turn"])
+    answers: dict[int, list[bool]] = {}  # slogan 0 or 1 -> judgements not yet attributed
+    asked_slogan = 0
+    for event in final["log"]:
+        kind = event["type"]
+        if kind == "ask":
+            asked_slogan = event["slogan"]
+        elif kind == "judge":
+            answers.setdefault(asked_slogan, []).append(event["correct"])
+        elif kind == "duel_answer":
+            answers.setdefault(event["slogan"], []).append(event["correct"])
+        elif kind == "solution":
+            judged = answers.pop(event["slogan"], [])
+            if judged:
+                counts["asked", event["key"]] += len(judged)
+                counts["right", event["key"]] += sum(judged)
+        elif kind == "challenge":
+            counts["duels"] += 1
+            counts["new_cards"] += event["new_card"]
+        elif kind == "alfons":
+            counts["alfons"] += 1
+            counts["void"] += event["void"]
+        elif kind == "game_end":
+            counts["ending", event["reason"]] += 1
+    return counts
+
+
+def stats_of(counts: Counter[Any]) -> dict[str, str]:
     """Which slogans were answered right how often; how games ended; duels and Alfons cards."""
-    asked: Counter[str] = Counter()
-    right: Counter[str] = Counter()
-    endings: Counter[str] = Counter()
-    duels = new_cards = alfons = void = 0
-    for state in final_states:
-        answers: dict[int, list[bool]] = {}  # slogan 0 or 1 -> judgements not yet attributed
-        asked_slogan = 0
-        for event in state["log"]:
-            kind = event["type"]
-            if kind == "ask":
-                asked_slogan = event["slogan"]
-            elif kind == "judge":
-                answers.setdefault(asked_slogan, []).append(event["correct"])
-            elif kind == "duel_answer":
-                answers.setdefault(event["slogan"], []).append(event["correct"])
-            elif kind == "solution":
-                judged = answers.pop(event["slogan"], [])
-                asked[event["key"]] += len(judged)
-                right[event["key"]] += sum(judged)
-            elif kind == "challenge":
-                duels += 1
-                new_cards += event["new_card"]
-            elif kind == "alfons":
-                alfons += 1
-                void += event["void"]
-            elif kind == "game_end":
-                endings[event["reason"]] += 1
+    asked = {key[1]: n for key, n in counts.items() if isinstance(key, tuple) and key[0] == "asked"}
+    right = {key: counts["right", key] for key in asked}
     total = sum(asked.values())
     if not total:
         return {}
-    games = len(final_states)
+    games, duels, new_cards, alfons = counts["games"], counts["duels"], counts["new_cards"], counts["alfons"]
     stats = {
-        "turns per game": f"{sum(state['turn'] for state in final_states) / games:.1f}",
+        "turns per game": f"{counts['turns'] / games:.1f}",
         "answers right": f"{sum(right.values()) / total:.1%} of {total}",
         "slogans asked": f"{len(asked)} (never answered right: {sum(1 for k in asked if not right[k])})",
         "duels per game": f"{duels / games:.2f}",
         "duels": f"{duels} ({duels - new_cards} read from the turn's card, "
         f"{new_cards} from a new card because the questioner duelled)",
-        "Spießer Alfons cards per game": f"{alfons / games:.2f} ({void / alfons:.1%} void)"
+        "Spießer Alfons cards per game": f"{alfons / games:.2f} ({counts['void'] / alfons:.1%} void)"
         if alfons
         else "0",
     }
-    for reason, count in sorted(endings.items()):
-        stats[f"games ending by {reason.replace('_', ' ')}"] = f"{count / games:.1%}"
+    stats.update(ending_lines(counts))
     by_rate = sorted(asked, key=lambda k: (right[k] / asked[k], -asked[k], k))
     stats["hardest slogans"] = ", ".join(f"{k} {right[k]}/{asked[k]}" for k in by_rate[:LISTED])
     stats["easiest slogans"] = ", ".join(f"{k} {right[k]}/{asked[k]}" for k in reversed(by_rate[-LISTED:]))
     return stats
+
+
+def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
+    return stats_of(sum((tally(state) for state in final_states), Counter()))

@@ -20,6 +20,8 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
+from games.bots import ending_lines
+
 HINT_NOISE = 0.15  # hint givers do not always find the best symbol
 PERCEPTION = 0.35  # how far a candidate's links differ from the hint givers'
 SHARPNESS = 6.0  # how strongly the candidate trusts the markers
@@ -115,30 +117,34 @@ def _decide(seen: dict[str, Any], player: str, rng: random.Random) -> dict[str, 
     return {"type": "remove", "slot": min(odds, key=odds.__getitem__)}
 
 
-def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
+def tally(final: dict[str, Any]) -> Counter[Any]:
+    """One finished game's counts for the balance report; tallies of games add up."""
+    counts: Counter[Any] = Counter(games=1)
+    for event in final["log"]:
+        kind = event["type"]
+        if kind == "round_ended":
+            counts["outcome", event["outcome"]] += 1
+            counts["rounds"] += 1
+        elif kind in ("hint", "replaced"):
+            counts[kind] += 1
+        elif kind == "game_ended":
+            counts["ending", event["reason"]] += 1
+    return counts
+
+
+def stats_of(counts: Counter[Any]) -> dict[str, str]:
     """How rounds end, how many hints a round takes, how many cards are replaced."""
-    outcomes: Counter[str] = Counter()
-    hints = rounds = replaced = 0
-    endings: Counter[str] = Counter()
-    for state in final_states:
-        for event in state["log"]:
-            if event["type"] == "round_ended":
-                outcomes[event["outcome"]] += 1
-                rounds += 1
-            elif event["type"] == "hint":
-                hints += 1
-            elif event["type"] == "replaced":
-                replaced += 1
-            elif event["type"] == "game_ended":
-                endings[event["reason"]] += 1
+    rounds = counts["rounds"]
     if not rounds:
         return {}
-    stats = {
-        f"rounds ending: {outcome.replace('_', ' ')}": f"{count / rounds:.1%}"
-        for outcome, count in sorted(outcomes.items())
-    }
-    stats["hints per round"] = f"{hints / rounds:.2f}"
-    stats["cards replaced per round"] = f"{replaced / rounds:.2f} (at most one per player a round)"
-    for reason, count in sorted(endings.items()):
-        stats[f"games ending by {reason.replace('_', ' ')}"] = f"{count / len(final_states):.1%}"
-    return stats
+    keyed = sorted(key for key in counts if isinstance(key, tuple))
+    stats = {f"rounds ending: {name.replace('_', ' ')}": f"{counts[kind, name] / rounds:.1%}"
+             for kind, name in keyed if kind == "outcome"}
+    stats["hints per round"] = f"{counts['hint'] / rounds:.2f}"
+    stats["cards replaced per round"] = (f"{counts['replaced'] / rounds:.2f} "
+                                         "(at most one per player a round)")
+    return {**stats, **ending_lines(counts)}
+
+
+def extra_stats(final_states: list[dict[str, Any]]) -> dict[str, str]:
+    return stats_of(sum((tally(state) for state in final_states), Counter()))

@@ -110,3 +110,27 @@ def test_a_thousand_bot_games_of_every_size_end(game):
             game, pack_for(game), games=1000 // (engine.MAX_PLAYERS - engine.MIN_PLAYERS + 1), players=count
         )
         assert report.games > 0
+
+
+def test_the_report_is_the_same_whatever_the_number_of_processes(slug):
+    content = pack_for(slug)
+    alone = simulate(slug, content, games=12, players=4, seed=4)
+    shared = simulate(slug, content, games=12, players=4, seed=4, jobs=3)
+    assert shared.lines()[1:] == alone.lines()[1:]  # the first line is the time taken
+    assert shared.games == 12 and shared.actions == alone.actions
+
+
+def test_the_report_keeps_no_game_state_and_adds_tallies_up(slug):
+    # each game is folded into small counts as it ends: two halves add up to the whole
+    bot = bot_for(slug)
+    finals = [play_game(slug, pack_for(slug), FOUR, seed=n)[0] for n in range(4)]
+    halves = bot.tally(finals[0]) + bot.tally(finals[1]), bot.tally(finals[2]) + bot.tally(finals[3])
+    assert bot.stats_of(halves[0] + halves[1]) == bot.extra_stats(finals)
+    assert all(not isinstance(value, dict | list) for value in (halves[0] + halves[1]).values())
+
+
+def test_the_simulate_command_refuses_fewer_than_one_process(run_command, tmp_path):
+    pack = tmp_path / "pack.json"
+    pack.write_text(json.dumps(pack_for("symbols")), encoding="utf-8")
+    status, _, err = run_command("simulate", "symbols", "--pack", str(pack), "--jobs", "0")
+    assert status != 0 and "--jobs must be at least 1" in err

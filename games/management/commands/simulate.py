@@ -20,14 +20,20 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--lang", default="en", help="language of the content pack (default en)")
         parser.add_argument("--pack", type=Path, help="a content pack JSON file instead of the database")
+        parser.add_argument("--jobs", type=int, default=1,
+                            help="processes to play the games in (e.g. one per core); the report "
+                                 "is the same whatever the number")
         parser.add_argument("--options", type=json.loads, default=None, help="game options as JSON")
 
-    def handle(self, *args, game, games, players, seed, lang, pack, options, **kwargs):
+    def handle(self, *args, game, games, players, seed, lang, pack, options, jobs, **kwargs):
         if games < 1:
             raise CommandError("--games must be at least 1.")
+        if jobs < 1:
+            raise CommandError("--jobs must be at least 1.")
         content = self.read_pack(pack) if pack else self.load_pack(game, lang)
         try:
-            report = simulate(game, content, games=games, players=players, seed=seed, options=options)
+            report = simulate(game, content, games=games, players=players, seed=seed, options=options,
+                              jobs=jobs)
         except (ValueError, BotStuck) as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write("\n".join(report.lines()))
