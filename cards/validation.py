@@ -292,7 +292,36 @@ def _slogan_problems() -> list[Problem]:
         Problem(f"slogan card '{key}'", f"{message}.")
         for key, messages in incomplete_slogan_cards().items()
         for message in messages
-    ] + _slogan_market_problems() + _option_problems()
+    ] + _slogan_market_problems() + _option_problems() + _repeated_option_set_problems()
+
+
+def repeated_option_sets(
+        slogans: Iterable[tuple[str, Sequence[str], int]]) -> list[list[str]]:
+    """Keys of slogans that offer the same four options with the answer in the same place
+    (names compared folded), each group sorted; a player who met one card knows the other's
+    answer by its position."""
+    from cards.brands import brand_keys
+
+    seen: dict[tuple, list[str]] = defaultdict(list)
+    for key, options, correct in slogans:
+        seen[(tuple(brand_keys(o)[-1] for o in options), correct)].append(key)
+    return sorted(sorted(keys) for keys in seen.values() if len(keys) > 1)
+
+
+def _repeated_option_set_problems() -> list[Problem]:
+    options: dict[str, list[tuple[int, str, bool]]] = defaultdict(list)
+    for key, position, text, correct in SloganOption.objects.values_list(
+            "slogan__key", "position", "text", "is_correct"):
+        options[key].append((position, text, correct))
+    slogans = []
+    for key, rows in options.items():
+        rows.sort()
+        answer = next((n for n, (_p, _t, c) in enumerate(rows, start=1) if c), 0)
+        slogans.append((key, [t for _p, t, _c in rows], answer))
+    return [Problem("slogans " + ", ".join(f"'{k}'" for k in keys),
+                    "offer the same four options with the answer in the same place: change one "
+                    "slogan's options or their order.")
+            for keys in repeated_option_sets(slogans)]
 
 
 def _option_problems() -> list[Problem]:
