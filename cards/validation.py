@@ -7,6 +7,7 @@ the row checks, so content that reached the database some other way is caught to
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from cards.models import (
     CONTENT_MODELS,
     AlfonsCard,
     ConceptCard,
+    SauschwerObject,
     SignCard,
     SignColour,
     SignSymbol,
@@ -397,6 +399,53 @@ def _label_of_translation(obj, slogan_keys: dict[int, str]) -> str:  # type: ign
     return _label(obj)
 
 
+# A Sauschwer object made of other rows names them at the end of its source:
+# "Teile: 20 × eine-volle-bierflasche-0-5-l-nrw-mehrwegflasche + 1500 g" (count × key of a
+# row, or a weight in grams for a part without a row, joined by "+").
+PARTS = re.compile(r"Teile:\s*(?P<parts>.+?)\s*$")
+PART = re.compile(r"^(?:(?P<count>\d+)\s*[×x]\s*(?P<key>[a-z0-9-]+)|(?P<grams>\d+)\s*g)$")
+COMPOSITE_TOLERANCE = 0.02  # rounding of the parts' published figures
+
+
+def composite_weight_problems(rows: Mapping[str, tuple[int, str]]) -> list[tuple[str, str]]:
+    """(key, message) for every object whose source names its parts ("Teile: …") and whose
+    weight is not their sum (within 2 %), or whose parts cannot be read."""
+    found = []
+    for key, (weight, source) in sorted(rows.items()):
+        match = PARTS.search(source or "")
+        if not match:
+            continue
+        total, parts = 0, []
+        for term in match.group("parts").split("+"):
+            part = PART.match(term.strip())
+            if part is None:
+                found.append((key, f"cannot read the part “{term.strip()}” of “Teile: …” (write "
+                                   "“20 × key-of-a-row” or “1500 g”)."))
+                break
+            if part.group("grams"):
+                total += int(part.group("grams"))
+                parts.append(f"{part.group('grams')} g")
+            elif part.group("key") not in rows:
+                found.append((key, f"names the part “{part.group('key')}”, which is no row."))
+                break
+            else:
+                count, of = int(part.group("count")), part.group("key")
+                total += count * rows[of][0]
+                parts.append(f"{count} × {rows[of][0]} g ({of})")
+        else:
+            if abs(weight - total) > COMPOSITE_TOLERANCE * max(total, 1):
+                found.append((key, f"weighs {weight} g, but its parts add up to {total} g "
+                                   f"({' + '.join(parts)}): correct the weight or the parts."))
+    return found
+
+
+def _sauschwer_problems() -> list[Problem]:
+    rows = {key: (weight, source) for key, weight, source in
+            SauschwerObject.objects.values_list("key", "weight_g", "source")}
+    return [Problem(f"sauschwer object '{key}'", message)
+            for key, message in composite_weight_problems(rows)]
+
+
 def find_problems() -> list[Problem]:
     """Every violation of the content rules across the catalogue."""
     problems: list[Problem] = []
@@ -405,5 +454,6 @@ def find_problems() -> list[Problem]:
     problems.extend(_count_problems())
     problems.extend(_sign_colour_problems())
     problems.extend(_slogan_problems())
+    problems.extend(_sauschwer_problems())
     problems.extend(_translation_problems())
     return problems

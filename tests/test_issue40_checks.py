@@ -11,7 +11,7 @@ import io
 
 from cards.brands import BrandTable
 from cards.option_checks import Side, check_name_in_text, check_same_group, words_in_text, year_of
-from cards.validation import repeated_option_sets
+from cards.validation import composite_weight_problems, repeated_option_sets
 from tests.conftest import STARTER
 
 OLD_ROWS = """card,side,key,text,option_1,option_2,option_3,option_4,correct,keep_german,source,markets
@@ -115,3 +115,36 @@ def test_the_shipped_slogans_repeat_no_option_set():
         rows = list(csv.DictReader(handle))
     assert repeated_option_sets(
         [(r["key"], [r[f"option_{i}"] for i in range(1, 5)], int(r["correct"])) for r in rows]) == []
+
+
+# --- Sauschwer: a composite's weight against its parts -----------------------------------------
+
+BOTTLE = "eine-volle-bierflasche-0-5-l-nrw-mehrwegflasche"
+CRATE = "ein-voller-kasten-bier-20-0-5-l-in-glasflaschen"
+
+
+def objects() -> dict[str, tuple[int, str]]:
+    with (STARTER / "sauschwer/objects.csv").open(encoding="utf-8", newline="") as handle:
+        return {r["key"]: (int(r["weight_g"]), r["source"]) for r in csv.DictReader(handle)}
+
+
+def test_the_shipped_composites_agree_with_their_parts():
+    rows = objects()
+    assert composite_weight_problems(rows) == []
+    assert "Teile:" in rows[CRATE][1]
+    assert rows[CRATE][0] == 20 * rows[BOTTLE][0] + 1500
+
+
+def test_the_pre_audit_crate_is_found():
+    rows = objects()
+    rows[CRATE] = (17000, rows[CRATE][1])  # the weight before the audit (e7bed78)
+    (problem,) = composite_weight_problems(rows)
+    assert problem[0] == CRATE and "19100 g" in problem[1]
+
+
+def test_unreadable_or_unknown_parts_are_named():
+    rows = {"a": (100, "x; Teile: 2 × b + zehn g"), "b": (50, ""), "c": (100, "Teile: 2 × d")}
+    found = dict(composite_weight_problems(rows))
+    assert "cannot read the part “zehn g”" in found["a"]
+    assert "“d”, which is no row" in found["c"]
+    assert composite_weight_problems({"a": (101, "Teile: 2 × b"), "b": (50, "")}) == []
