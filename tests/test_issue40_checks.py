@@ -148,3 +148,19 @@ def test_unreadable_or_unknown_parts_are_named():
     assert "cannot read the part “zehn g”" in found["a"]
     assert "“d”, which is no row" in found["c"]
     assert composite_weight_problems({"a": (101, "Teile: 2 × b"), "b": (50, "")}) == []
+
+
+def test_validate_content_reports_a_crate_lighter_than_its_parts_and_a_repeated_option_set(db):
+    from cards.catalogue import import_catalogue
+    from cards.models import SauschwerObject, Slogan, SloganOption
+    from cards.validation import find_problems
+
+    assert not import_catalogue(STARTER).errors
+    SauschwerObject.objects.filter(key=CRATE).update(weight_g=17000)
+    # karte-061/1 as it was: the same four options as karte-052/1, HB fourth
+    hb = Slogan.objects.get(key="wer-wird-denn-gleich-in-die-luft-gehen-greife-lieber-zur")
+    SloganOption.objects.filter(slogan=hb, position=3).update(text="Camel")
+    problems = [str(p) for p in find_problems()]
+    assert any(p.startswith(f"sauschwer object '{CRATE}'") and "19100 g" in p for p in problems)
+    assert any("'eine-filterzigarette-die-schmeckt', 'wer-wird-denn" in p
+               and "same four options" in p for p in problems)
