@@ -98,12 +98,41 @@ def distinctive_words(name: str) -> list[str]:
             if len(w) >= 3 and w not in GENERIC_WORDS]
 
 
+# Spellings of one sound folded together, so "Joghurt" meets "Yogurette" and "Kaffee"
+# "Caffè": the German umlauts and ß as written out, then ph/gh/th/ck/c/y.
+SPELLINGS = (("ä", "ae"), ("ö", "oe"), ("ü", "ue"), ("ß", "ss"), ("ph", "f"), ("gh", "g"),
+             ("th", "t"), ("ck", "k"), ("c", "k"), ("y", "j"))
+STEM = 5  # letters of a shared stem that count as the name (schuh, jogur, doubl)
+SHORT_STEM = 4  # a name's whole word of four letters starting a word of the text (drug / drugs)
+
+
+def spelling(word: str) -> str:
+    """A folded word with spelling variants merged (see SPELLINGS)."""
+    word = word.casefold()
+    for a, b in SPELLINGS[:4]:
+        word = word.replace(a, b)
+    word = fold(word).replace(" ", "")
+    for a, b in SPELLINGS[4:]:
+        word = word.replace(a, b)
+    return word
+
+
 def _same_word(word: str, candidate: str) -> bool:
-    """The same word, or one of its forms (walker / walking, haribos / haribo)."""
+    """The same word, one of its forms (walker / walking, haribos / haribo), or a word that
+    shares the name's stem across compounds and spellings: the first five letters of one
+    inside the other (Schuhe / Schuhinstitut, joghurt / Yogurette, double / Doublemint), or
+    the name's whole word of four letters beginning the text's word (Drug-Free / drugs)."""
     if word == candidate:
         return True
     shared = len(_common_prefix(word, candidate))
-    return len(word) >= 5 and len(candidate) >= 5 and shared >= max(4, len(word) - 2)
+    if len(word) >= 5 and len(candidate) >= 5 and shared >= max(4, len(word) - 2):
+        return True
+    a, b = spelling(word), spelling(candidate)
+    if min(len(a), len(b)) < SHORT_STEM:
+        return False
+    if len(a) >= STEM and len(b) >= STEM and (a[:STEM] in b or b[:STEM] in a):
+        return True
+    return len(a) == SHORT_STEM and b.startswith(a)  # not "walk" for Walker: too short to tell
 
 
 def _common_prefix(a: str, b: str) -> str:
@@ -115,7 +144,7 @@ def _common_prefix(a: str, b: str) -> str:
 
 def words_in_text(text: str, name: str) -> list[str]:
     """The distinctive words of ``name`` that stand (in some form) in ``text``."""
-    words = fold(text).split()
+    words = [w for w in fold(text).split() if w not in GENERIC_WORDS]
     return [w for w in distinctive_words(name) if any(_same_word(w, t) for t in words)]
 
 

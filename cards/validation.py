@@ -7,6 +7,7 @@ the row checks, so content that reached the database some other way is caught to
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from cards.models import (
     CONTENT_MODELS,
     AlfonsCard,
     ConceptCard,
+    SauschwerObject,
     SignCard,
     SignColour,
     SignSymbol,
@@ -292,7 +294,36 @@ def _slogan_problems() -> list[Problem]:
         Problem(f"slogan card '{key}'", f"{message}.")
         for key, messages in incomplete_slogan_cards().items()
         for message in messages
-    ] + _slogan_market_problems() + _option_problems()
+    ] + _slogan_market_problems() + _option_problems() + _repeated_option_set_problems()
+
+
+def repeated_option_sets(
+        slogans: Iterable[tuple[str, Sequence[str], int]]) -> list[list[str]]:
+    """Keys of slogans that offer the same four options with the answer in the same place
+    (names compared folded), each group sorted; a player who met one card knows the other's
+    answer by its position."""
+    from cards.brands import brand_keys
+
+    seen: dict[tuple, list[str]] = defaultdict(list)
+    for key, options, correct in slogans:
+        seen[(tuple(brand_keys(o)[-1] for o in options), correct)].append(key)
+    return sorted(sorted(keys) for keys in seen.values() if len(keys) > 1)
+
+
+def _repeated_option_set_problems() -> list[Problem]:
+    options: dict[str, list[tuple[int, str, bool]]] = defaultdict(list)
+    for key, position, text, correct in SloganOption.objects.values_list(
+            "slogan__key", "position", "text", "is_correct"):
+        options[key].append((position, text, correct))
+    slogans = []
+    for key, rows in options.items():
+        rows.sort()
+        answer = next((n for n, (_p, _t, c) in enumerate(rows, start=1) if c), 0)
+        slogans.append((key, [t for _p, t, _c in rows], answer))
+    return [Problem("slogans " + ", ".join(f"'{k}'" for k in keys),
+                    "offer the same four options with the answer in the same place: change one "
+                    "slogan's options or their order.")
+            for keys in repeated_option_sets(slogans)]
 
 
 def _option_problems() -> list[Problem]:
@@ -368,6 +399,53 @@ def _label_of_translation(obj, slogan_keys: dict[int, str]) -> str:  # type: ign
     return _label(obj)
 
 
+# A Sauschwer object made of other rows names them at the end of its source:
+# "Teile: 20 × eine-volle-bierflasche-0-5-l-nrw-mehrwegflasche + 1500 g" (count × key of a
+# row, or a weight in grams for a part without a row, joined by "+").
+PARTS = re.compile(r"Teile:\s*(?P<parts>.+?)\s*$")
+PART = re.compile(r"^(?:(?P<count>\d+)\s*[×x]\s*(?P<key>[a-z0-9-]+)|(?P<grams>\d+)\s*g)$")
+COMPOSITE_TOLERANCE = 0.02  # rounding of the parts' published figures
+
+
+def composite_weight_problems(rows: Mapping[str, tuple[int, str]]) -> list[tuple[str, str]]:
+    """(key, message) for every object whose source names its parts ("Teile: …") and whose
+    weight is not their sum (within 2 %), or whose parts cannot be read."""
+    found = []
+    for key, (weight, source) in sorted(rows.items()):
+        match = PARTS.search(source or "")
+        if not match:
+            continue
+        total, parts = 0, []
+        for term in match.group("parts").split("+"):
+            part = PART.match(term.strip())
+            if part is None:
+                found.append((key, f"cannot read the part “{term.strip()}” of “Teile: …” (write "
+                                   "“20 × key-of-a-row” or “1500 g”)."))
+                break
+            if part.group("grams"):
+                total += int(part.group("grams"))
+                parts.append(f"{part.group('grams')} g")
+            elif part.group("key") not in rows:
+                found.append((key, f"names the part “{part.group('key')}”, which is no row."))
+                break
+            else:
+                count, of = int(part.group("count")), part.group("key")
+                total += count * rows[of][0]
+                parts.append(f"{count} × {rows[of][0]} g ({of})")
+        else:
+            if abs(weight - total) > COMPOSITE_TOLERANCE * max(total, 1):
+                found.append((key, f"weighs {weight} g, but its parts add up to {total} g "
+                                   f"({' + '.join(parts)}): correct the weight or the parts."))
+    return found
+
+
+def _sauschwer_problems() -> list[Problem]:
+    rows = {key: (weight, source) for key, weight, source in
+            SauschwerObject.objects.values_list("key", "weight_g", "source")}
+    return [Problem(f"sauschwer object '{key}'", message)
+            for key, message in composite_weight_problems(rows)]
+
+
 def find_problems() -> list[Problem]:
     """Every violation of the content rules across the catalogue."""
     problems: list[Problem] = []
@@ -376,5 +454,6 @@ def find_problems() -> list[Problem]:
     problems.extend(_count_problems())
     problems.extend(_sign_colour_problems())
     problems.extend(_slogan_problems())
+    problems.extend(_sauschwer_problems())
     problems.extend(_translation_problems())
     return problems

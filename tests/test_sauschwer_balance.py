@@ -24,13 +24,13 @@ def starter_balance() -> Balance:
 
 def test_in_the_starter_catalogue_the_heaviest_card_decides_at_most_85_percent_of_rounds():
     figures = starter_balance()
-    assert figures.heaviest_decides == pytest.approx(0.8116, abs=0.0005)
+    assert figures.heaviest_decides == pytest.approx(0.8133, abs=0.0005)
     assert figures.heaviest_decides <= MAX_HEAVIEST_DECIDES == 0.85
 
 
 def test_in_the_starter_catalogue_at_least_15_percent_of_placements_leave_the_sides_close():
     figures = starter_balance()
-    assert figures.close_placements == pytest.approx(0.2205, abs=0.0005)
+    assert figures.close_placements == pytest.approx(0.2200, abs=0.0005)
     assert figures.close_placements >= MIN_CLOSE_PLACEMENTS == 0.15
 
 
@@ -65,5 +65,5 @@ def test_simulate_reports_both_figures(run_command, tmp_path):
     pack.write_text(json.dumps({"game": "sauschwer", "body": {"cards": cards}}), encoding="utf-8")
     status, out, _err = run_command("simulate", "sauschwer", "--games", "3", "--pack", str(pack))
     assert status == 0, _err
-    assert "heaviest card decides the round: 81.2% (goal ≤ 85%)" in out
+    assert "heaviest card decides the round: 81.3% (goal ≤ 85%)" in out
     assert "placements leaving the sides within 30 %: 22.0% (goal ≥ 15%)" in out
