@@ -43,13 +43,19 @@ install-js: $(JS_STAMP)
 
 ## run: set up, migrate, load the starter catalogue, publish its first releases, create an admin user, serve on 127.0.0.1:8000
 ## (uvicorn, ASGI, reloading on code changes; WhiteNoise serves the static files)
+## (.env: written once when absent, git-ignored: DEBUG=1 and a fresh SECRET_KEY, so `python manage.py ...`
+## works in the checkout afterwards too; environment variables win over it, and DEBUG off refuses its key)
+## The reloader watches the project's own packages only (RELOAD_DIRS), never .venv or var/.
+RELOAD_DIRS := kartothek common cards exports games curation kartothek_client
 run: export DEBUG ?= 1
 run: $(STAMP)
+	$(BIN)/python -m kartothek.localenv .env
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py import_catalogue
 	$(BIN)/python manage.py publish_starter
 	$(BIN)/python manage.py ensure_admin --base-url http://$(HOST):$(PORT)
-	$(BIN)/python -m uvicorn kartothek.asgi:application --host $(HOST) --port $(PORT) --reload
+	$(BIN)/python -m uvicorn kartothek.asgi:application --host $(HOST) --port $(PORT) --reload \
+		$(foreach dir,$(RELOAD_DIRS),--reload-dir $(dir))
 
 ## serve: production server: gunicorn with uvicorn workers (ASGI; deploy/gunicorn.conf.py), DEBUG off, static files through
 ## WhiteNoise; every setting from the environment (deploy/production.env.example, README: Production)

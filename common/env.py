@@ -103,3 +103,38 @@ def env_origins(name: str) -> list[str]:
                 "needed) without a path or trailing slash, e.g. https://game.example or "
                 "http://127.0.0.1:8123, comma-separated.")
     return origins
+
+
+# The marker `make run` writes into its local settings file (kartothek/localenv.py): its
+# SECRET_KEY is for development on this machine only, and settings refuse it with DEBUG off.
+LOCAL_DEV_MARKER = "KARTOTHEK_LOCAL_DEVELOPMENT"
+
+
+def load_env_file(path: str | os.PathLike[str]) -> dict[str, str]:
+    """Read ``NAME=value`` lines from a local settings file into the environment.
+
+    A variable already in the environment wins over the file. Blank lines and ``#`` comments
+    are skipped; a value may be quoted with ' or ". Returns every pair the file holds (so the
+    caller can tell which values came from it). A missing file is no error: an empty dict.
+    """
+    try:
+        with open(path, encoding="utf-8") as file:
+            lines = file.read().splitlines()
+    except FileNotFoundError:
+        return {}
+    pairs: dict[str, str] = {}
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        if text.startswith("export "):
+            text = text[len("export "):].lstrip()
+        name, sep, value = text.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name.isidentifier():
+            raise ImproperlyConfigured(f"{path}, line {number}: not NAME=value: {line!r}")
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        pairs[name] = value
+        os.environ.setdefault(name, value)
+    return pairs

@@ -1,6 +1,8 @@
 """Kartothek settings, read from environment variables.
 
 SECRET_KEY   required unless DEBUG is on
+KARTOTHEK_ENV_FILE  the local settings file `make run` writes (default: .env beside manage.py);
+             environment variables win over it, and with DEBUG off its SECRET_KEY is refused
 DEBUG        1/0 (default 0)
 ALLOWED_HOSTS comma-separated (default: localhost names when DEBUG is on, none otherwise)
 DATABASE_URL  e.g. postgres://user:pass@host:5432/name (default: SQLite file var/kartothek.sqlite3)
@@ -30,13 +32,33 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from common.env import env_bool, env_header, env_int, env_list, env_origins, env_path, env_str
+from common.env import (
+    LOCAL_DEV_MARKER,
+    env_bool,
+    env_header,
+    env_int,
+    env_list,
+    env_origins,
+    env_path,
+    env_str,
+    load_env_file,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# `make run`'s local settings file (kartothek/localenv.py): read before every other setting,
+# each value only where the environment has none.
+ENV_FILE = Path(env_str("KARTOTHEK_ENV_FILE", str(BASE_DIR / ".env")))
+_env_file = load_env_file(ENV_FILE)
 VAR_DIR = Path(env_str("KARTOTHEK_VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY")
+if (not DEBUG and _env_file.get(LOCAL_DEV_MARKER) and SECRET_KEY
+        and SECRET_KEY == _env_file.get("SECRET_KEY")):
+    raise ImproperlyConfigured(
+        f"SECRET_KEY comes from {ENV_FILE}, the local development file `make run` writes, "
+        "and DEBUG is off: set a real SECRET_KEY in the environment for production "
+        "(README: Production).")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(

@@ -6,6 +6,9 @@ import shutil
 import tempfile
 
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key")
+# Never the checkout's .env that `make run` writes (its DEBUG=1 would change what tests see);
+# subprocesses the tests start inherit this too.
+os.environ["KARTOTHEK_ENV_FILE"] = os.devnull
 # Pictures and other generated files of a test run go to a throw-away folder, never var/.
 _VAR = tempfile.mkdtemp(prefix="kartothek-tests-")
 atexit.register(shutil.rmtree, _VAR, ignore_errors=True)
